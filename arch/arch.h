@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One architecture's page-table API as core-mm sees it. The lab builds
+ * arm64 and x86 into one binary, so mm/ reaches the arch through this
+ * table; arch/pgtable.h wraps it in the kernel's function names.
+ */
+#ifndef PTELAB_ARCH_ARCH_H
+#define PTELAB_ARCH_ARCH_H
+
+#include "hw/mmu.h"
+#include "mm/mm_types.h"
+
+struct mmu_gather;
+
+struct arch_ops {
+	const char *name;
+	const struct hw_mmu_fmt *fmt;
+
+	/* pte values */
+	bool (*pte_present)(pte_t pte);
+	u64 (*pte_pfn)(pte_t pte);
+	bool (*pte_young)(pte_t pte);
+	bool (*pte_dirty)(pte_t pte);
+	bool (*pte_write)(pte_t pte);
+	pte_t (*pte_mkold)(pte_t pte);
+	pte_t (*pte_mkyoung)(pte_t pte);
+	pte_t (*pte_mkclean)(pte_t pte);
+	pte_t (*pte_mkdirty)(pte_t pte);
+	pte_t (*pte_wrprotect)(pte_t pte);
+	pte_t (*pte_mkwrite)(pte_t pte);
+	pte_t (*pfn_pte)(u64 pfn, pgprot_t prot);
+	pgprot_t (*pte_pgprot)(pte_t pte);
+	pgprot_t (*vm_get_page_prot)(unsigned long vm_flags);
+
+	/* upper levels */
+	u64 (*mk_table)(u64 *table);
+	u64 (*mk_pmd_leaf)(u64 pfn, pgprot_t prot);
+
+	/* operations on entries */
+	pte_t (*ptep_get)(pte_t *ptep);
+	pte_t (*ptep_get_lockless)(pte_t *ptep);
+	void (*set_ptes)(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+			 pte_t pte, unsigned int nr);
+	void (*clear_full_ptes)(struct mm_struct *mm, unsigned long addr,
+				pte_t *ptep, unsigned int nr, int full);
+	pte_t (*get_and_clear_full_ptes)(struct mm_struct *mm, unsigned long addr,
+					 pte_t *ptep, unsigned int nr, int full);
+	pte_t (*ptep_get_and_clear_full)(struct mm_struct *mm, unsigned long addr,
+					 pte_t *ptep, int full);
+	int (*ptep_test_and_clear_young)(struct vm_area_struct *vma,
+					 unsigned long addr, pte_t *ptep);
+	int (*ptep_clear_flush_young)(struct vm_area_struct *vma,
+				      unsigned long addr, pte_t *ptep);
+	bool (*test_and_clear_young_ptes)(struct vm_area_struct *vma,
+					  unsigned long addr, pte_t *ptep,
+					  unsigned int nr);
+	bool (*clear_flush_young_ptes)(struct vm_area_struct *vma,
+				       unsigned long addr, pte_t *ptep,
+				       unsigned int nr);
+	void (*wrprotect_ptes)(struct mm_struct *mm, unsigned long addr,
+			       pte_t *ptep, unsigned int nr);
+	void (*clear_young_dirty_ptes)(struct vm_area_struct *vma,
+				       unsigned long addr, pte_t *ptep,
+				       unsigned int nr, cydp_t flags);
+	int (*ptep_set_access_flags)(struct vm_area_struct *vma,
+				     unsigned long addr, pte_t *ptep,
+				     pte_t entry, int dirty);
+	unsigned int (*pte_batch_hint)(pte_t *ptep, pte_t pte);
+
+	/* TLB maintenance */
+	void (*flush_tlb_range)(struct vm_area_struct *vma, unsigned long start,
+				unsigned long end);
+	void (*flush_tlb_mm)(struct mm_struct *mm);
+	void (*flush_tlb_page)(struct vm_area_struct *vma, unsigned long addr);
+	void (*tlb_flush)(struct mmu_gather *tlb);
+};
+
+extern const struct arch_ops arch_arm64_ops;
+extern const struct arch_ops arch_x86_ops;
+
+/* The architecture of the current run. */
+extern const struct arch_ops *arch;
+
+const struct arch_ops *arch_by_name(const char *name);
+
+#endif

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The public arm64 page-table dispatchers (asm/pgtable.h): plain entries
+ * take the raw "__" path, contiguous ones go to the contpte backend.
+ * Which per-version API the backend has (per-PTE or batched young) and
+ * the reference switches are resolved here, in one place.
+ */
+#include "arch/arch.h"
+#include "arch/arm64/contpte.h"
+#include "arch/arm64/tlbflush.h"
+#include "arch/switches.h"
+#include "mm/mmu_gather.h"
+
+const struct contpte_ops *contpte_backend = &contpte_ref_ops;
+#define B contpte_backend
+
+static bool is_ref(void)
+{
+	return B == &contpte_ref_ops;
+}
+
+static void contpte_try_unfold(struct mm_struct *mm, unsigned long addr,
+			       pte_t *ptep, pte_t pte)
+{
+	if (pte_valid_cont(pte))
+		B->try_unfold(mm, addr, ptep, pte);
+}
+
+/*
+ * Fold when the last entry of a naturally aligned block is written: the
+ * core code fills ranges low to high, so the block is likely complete.
+ * Special mappings have no folio and never fold.
+ */
+static void contpte_try_fold(struct mm_struct *mm, unsigned long addr,
+			     pte_t *ptep, pte_t pte)
+{
+	const unsigned long contmask = CONT_PTES - 1;
+
+	if (!lab_sw.contpte || ((addr >> PAGE_SHIFT) & contmask) != contmask)
+		return;
+	if ((pte_pfn(pte) & contmask) == contmask && pte_valid(pte) &&
+	    !pte_cont(pte) && !pte_special(pte))
+		B->try_fold(mm, addr, ptep, pte);
+}
+
+static pte_t ptep_get(pte_t *ptep)
+{
+	pte_t pte = __ptep_get(ptep);
+
+	if (!pte_valid_cont(pte))
+		return pte;
+	return B->ptep_get(ptep, pte);
+}
+
+static pte_t ptep_get_lockless(pte_t *ptep)
+{
+	pte_t pte = __ptep_get(ptep);
+
+	if (!pte_valid_cont(pte))
+		return pte;
+	return B->ptep_get_lockless(ptep);
+}
+
+static void set_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+		     pte_t pte, unsigned int nr)
+{
+	pte = pte_mknoncont(pte);
+	if (nr == 1) {
+		contpte_try_unfold(mm, addr, ptep, __ptep_get(ptep));
+		__set_ptes(mm, addr, ptep, pte, 1);
+		contpte_try_fold(mm, addr, ptep, pte);
+	} else if (!lab_sw.contpte) {
+		__set_ptes(mm, addr, ptep, pte, nr);
+	} else {
+		B->set_ptes(mm, addr, ptep, pte, nr);
+	}
+}
+
+/*
+ * Without exit-clear-ptes (reference only) a multi-entry clear unfolds
+ * every block it touches and clears entry by entry.
+ */
+static pte_t clear_ptes_unfolding(struct mm_struct *mm, unsigned long addr,
+				  pte_t *ptep, unsigned int nr)
+{
+	pte_t pte = __pte(0);
+
+	for (unsigned int i = 0; i < nr; i++, ptep++, addr += PAGE_SIZE) {
+		contpte_try_unfold(mm, addr, ptep, __ptep_get(ptep));
+		pte_t tmp = __ptep_get_and_clear(mm, addr, ptep);
+		if (i == 0)
+			pte = tmp;
+		if (pte_dirty(tmp))
+			pte = pte_mkdirty(pte);
+		if (pte_young(tmp))
+			pte = pte_mkyoung(pte);
+	}
+	return pte;
+}
+
+static void clear_full_ptes(struct mm_struct *mm, unsigned long addr,
+			    pte_t *ptep, unsigned int nr, int full)
+{
+	if (nr == 1) {
+		contpte_try_unfold(mm, addr, ptep, __ptep_get(ptep));
+		__clear_full_ptes(mm, addr, ptep, nr, full);
+	} else if (is_ref() && !lab_sw.exit_clear_ptes) {
+		clear_ptes_unfolding(mm, addr, ptep, nr);
+	} else {
+		B->clear_full_ptes(mm, addr, ptep, nr, full);
+	}
+}
+
+static pte_t get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
+				     pte_t *ptep, unsigned int nr, int full)
+{
+	if (nr == 1) {
+		contpte_try_unfold(mm, addr, ptep, __ptep_get(ptep));
+		return __get_and_clear_full_ptes(mm, addr, ptep, nr, full);
+	}
+	if (is_ref() && !lab_sw.exit_clear_ptes)
+		return clear_ptes_unfolding(mm, addr, ptep, nr);
+	return B->get_and_clear_full_ptes(mm, addr, ptep, nr, full);
+}
+
+static pte_t ptep_get_and_clear_full(struct mm_struct *mm, unsigned long addr,
+				     pte_t *ptep, int full)
+{
+	(void)full;
+	contpte_try_unfold(mm, addr, ptep, __ptep_get(ptep));
+	return __ptep_get_and_clear(mm, addr, ptep);
+}
+
+static int ptep_test_and_clear_young(struct vm_area_struct *vma,
+				     unsigned long addr, pte_t *ptep)
+{
+	pte_t orig_pte = __ptep_get(ptep);
+
+	if (!pte_valid_cont(orig_pte))
+		return __ptep_test_and_clear_young(vma, addr, ptep);
+	if (B->ptep_test_and_clear_young)
+		return B->ptep_test_and_clear_young(vma, addr, ptep);
+	return B->test_and_clear_young_ptes(vma, addr, ptep, 1);
+}
+
+static int ptep_clear_flush_young(struct vm_area_struct *vma,
+				  unsigned long addr, pte_t *ptep)
+{
+	pte_t orig_pte = __ptep_get(ptep);
+
+	if (!pte_valid_cont(orig_pte))
+		return __ptep_clear_flush_young(vma, addr, ptep);
+	if (B->ptep_clear_flush_young)
+		return B->ptep_clear_flush_young(vma, addr, ptep);
+	return B->clear_flush_young_ptes(vma, addr, ptep, 1);
+}
+
+static bool batched_young(void)
+{
+	return B->test_and_clear_young_ptes && (!is_ref() || lab_sw.young_batch);
+}
+
+/*
+ * S1: one call over a folio's PTEs. The caller guarantees they are
+ * present, so the contiguous bit alone decides the path. Backends without
+ * the batched API (6.x), or the reference without young-batch, get the
+ * per-PTE loop core-mm used to run.
+ */
+static bool test_and_clear_young_ptes(struct vm_area_struct *vma,
+				      unsigned long addr, pte_t *ptep,
+				      unsigned int nr)
+{
+	bool young = false;
+
+	if (nr == 1 && !pte_cont(__ptep_get(ptep)))
+		return __ptep_test_and_clear_young(vma, addr, ptep);
+	if (batched_young())
+		return B->test_and_clear_young_ptes(vma, addr, ptep, nr);
+	for (unsigned int i = 0; i < nr; i++)
+		young |= ptep_test_and_clear_young(vma, addr + i * PAGE_SIZE, ptep + i);
+	return young;
+}
+
+static bool clear_flush_young_ptes(struct vm_area_struct *vma,
+				   unsigned long addr, pte_t *ptep,
+				   unsigned int nr)
+{
+	bool young = false;
+
+	if (nr == 1 && !pte_cont(__ptep_get(ptep)))
+		return __ptep_clear_flush_young(vma, addr, ptep);
+	if (batched_young())
+		return B->clear_flush_young_ptes(vma, addr, ptep, nr);
+	for (unsigned int i = 0; i < nr; i++)
+		young |= ptep_clear_flush_young(vma, addr + i * PAGE_SIZE, ptep + i);
+	return young;
+}
+
+static void wrprotect_ptes(struct mm_struct *mm, unsigned long addr,
+			   pte_t *ptep, unsigned int nr)
+{
+	if (nr == 1) {
+		/* a single entry may not differ from its block: unfold */
+		contpte_try_unfold(mm, addr, ptep, __ptep_get(ptep));
+		__wrprotect_ptes(mm, addr, ptep, 1);
+	} else {
+		B->wrprotect_ptes(mm, addr, ptep, nr);
+	}
+}
+
+static void clear_young_dirty_ptes(struct vm_area_struct *vma,
+				   unsigned long addr, pte_t *ptep,
+				   unsigned int nr, cydp_t flags)
+{
+	if (nr == 1 && !pte_cont(__ptep_get(ptep)))
+		__clear_young_dirty_ptes(vma, addr, ptep, nr, flags);
+	else
+		B->clear_young_dirty_ptes(vma, addr, ptep, nr, flags);
+}
+
+static int ptep_set_access_flags(struct vm_area_struct *vma, unsigned long addr,
+				 pte_t *ptep, pte_t entry, int dirty)
+{
+	pte_t orig_pte = __ptep_get(ptep);
+
+	entry = pte_mknoncont(entry);
+	if (!pte_valid_cont(orig_pte))
+		return __ptep_set_access_flags(vma, addr, ptep, entry, dirty);
+	return B->ptep_set_access_flags(vma, addr, ptep, entry, dirty);
+}
+
+/* A contiguous block can be judged by one entry: skip to its end. */
+static unsigned int pte_batch_hint(pte_t *ptep, pte_t pte)
+{
+	if (!pte_valid_cont(pte))
+		return 1;
+	return CONT_PTES - (unsigned int)(((uintptr_t)ptep >> 3) & (CONT_PTES - 1));
+}
+
+/* asm/tlb.h: flush what the gather collected. */
+static void tlb_flush(struct mmu_gather *tlb)
+{
+	struct vm_area_struct vma = { .vm_mm = tlb->mm };
+	bool last_level = !tlb->freed_tables;
+
+	/*
+	 * Tearing down the whole address space: the ASID is not reused
+	 * without a full invalidation, only the walk cache matters.
+	 */
+	if (tlb->fullmm) {
+		if (!last_level)
+			flush_tlb_mm(tlb->mm);
+		return;
+	}
+	__flush_tlb_range(&vma, tlb->start, tlb->end,
+			  tlb->cleared_ptes ? PAGE_SIZE : SZ_2M, last_level,
+			  tlb->cleared_ptes ? 3 : 2);
+}
+
+static bool a_present(pte_t p) { return pte_present(p); }
+static u64 a_pfn(pte_t p) { return pte_pfn(p); }
+static bool a_young(pte_t p) { return pte_young(p); }
+static bool a_dirty(pte_t p) { return pte_dirty(p); }
+static bool a_write(pte_t p) { return pte_write(p); }
+static pte_t a_mkwrite(pte_t p) { return pte_mkwrite_novma(p); }
+
+static pgprot_t vm_get_page_prot(unsigned long vm_flags)
+{
+	if (!(vm_flags & (VM_READ | VM_WRITE | VM_EXEC)))
+		return __pgprot(PAGE_NONE_VAL);
+	if ((vm_flags & VM_SHARED) && (vm_flags & VM_WRITE))
+		return __pgprot(PAGE_SHARED_VAL);
+	/* private writable mappings start read-only: copy on write */
+	return __pgprot(PAGE_READONLY_VAL);
+}
+
+static u64 mk_table(u64 *table)
+{
+	return (u64)(uintptr_t)table | PMD_TYPE_TABLE;
+}
+
+static u64 mk_pmd_leaf(u64 pfn, pgprot_t prot)
+{
+	return ((pfn << PAGE_SHIFT) | pgprot_val(prot)) & ~PTE_TABLE_BIT & ~PTE_CONT;
+}
+
+const struct arch_ops arch_arm64_ops = {
+	.name = "arm64",
+	.fmt = &hw_fmt_arm64,
+	.pte_present = a_present,
+	.pte_pfn = a_pfn,
+	.pte_young = a_young,
+	.pte_dirty = a_dirty,
+	.pte_write = a_write,
+	.pte_mkold = pte_mkold,
+	.pte_mkyoung = pte_mkyoung,
+	.pte_mkclean = pte_mkclean,
+	.pte_mkdirty = pte_mkdirty,
+	.pte_wrprotect = pte_wrprotect,
+	.pte_mkwrite = a_mkwrite,
+	.pfn_pte = pfn_pte,
+	.pte_pgprot = pte_pgprot,
+	.vm_get_page_prot = vm_get_page_prot,
+	.mk_table = mk_table,
+	.mk_pmd_leaf = mk_pmd_leaf,
+	.ptep_get = ptep_get,
+	.ptep_get_lockless = ptep_get_lockless,
+	.set_ptes = set_ptes,
+	.clear_full_ptes = clear_full_ptes,
+	.get_and_clear_full_ptes = get_and_clear_full_ptes,
+	.ptep_get_and_clear_full = ptep_get_and_clear_full,
+	.ptep_test_and_clear_young = ptep_test_and_clear_young,
+	.ptep_clear_flush_young = ptep_clear_flush_young,
+	.test_and_clear_young_ptes = test_and_clear_young_ptes,
+	.clear_flush_young_ptes = clear_flush_young_ptes,
+	.wrprotect_ptes = wrprotect_ptes,
+	.clear_young_dirty_ptes = clear_young_dirty_ptes,
+	.ptep_set_access_flags = ptep_set_access_flags,
+	.pte_batch_hint = pte_batch_hint,
+	.flush_tlb_range = flush_tlb_range,
+	.flush_tlb_mm = flush_tlb_mm,
+	.flush_tlb_page = flush_tlb_page,
+	.tlb_flush = tlb_flush,
+};

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The raw ("__"-prefixed) arm64 PTE operations: they touch entries exactly
+ * as asked and know nothing of contiguous blocks. Every load, store and
+ * atomic is counted. A kernel backend's contpte.c calls these too.
+ */
+#ifndef PTELAB_ARM64_RAW_H
+#define PTELAB_ARM64_RAW_H
+
+#include "arch/arm64/pte.h"
+#include "mm/mm_types.h"
+
+pte_t __ptep_get(pte_t *ptep);
+void __set_pte(pte_t *ptep, pte_t pte);
+void __set_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+		pte_t pte, unsigned int nr);
+void __pte_clear(struct mm_struct *mm, unsigned long addr, pte_t *ptep);
+pte_t __ptep_get_and_clear(struct mm_struct *mm, unsigned long addr, pte_t *ptep);
+void __clear_full_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+		       unsigned int nr, int full);
+pte_t __get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
+				pte_t *ptep, unsigned int nr, int full);
+int __ptep_test_and_clear_young(struct vm_area_struct *vma,
+				unsigned long addr, pte_t *ptep);
+int __ptep_clear_flush_young(struct vm_area_struct *vma, unsigned long addr,
+			     pte_t *ptep);
+void __ptep_set_wrprotect(struct mm_struct *mm, unsigned long addr, pte_t *ptep);
+void __wrprotect_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+		      unsigned int nr);
+void __clear_young_dirty_pte(struct vm_area_struct *vma, unsigned long addr,
+			     pte_t *ptep, pte_t pte, cydp_t flags);
+void __clear_young_dirty_ptes(struct vm_area_struct *vma, unsigned long addr,
+			      pte_t *ptep, unsigned int nr, cydp_t flags);
+int __ptep_set_access_flags(struct vm_area_struct *vma, unsigned long addr,
+			    pte_t *ptep, pte_t entry, int dirty);
+
+#endif

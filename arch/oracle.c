@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "arch/oracle.h"
+#include "hw/cpu.h"
+#include "hw/invariants.h"
+#include "hw/pgtable_mem.h"
+
+static unsigned int cont_n(void)
+{
+	return hw_machine.fmt->cont_ptes;
+}
+
+static bool is_cont(const pte_t *ptep)
+{
+	return cont_n() && hw_machine.fmt->desc_cont(pte_val(*ptep));
+}
+
+void oracle_set(pte_t *ptep, unsigned int nr, bool young, bool dirty)
+{
+	u8 bits = (young ? SHADOW_YOUNG : 0) | (dirty ? SHADOW_DIRTY : 0);
+
+	if (!bits)
+		return;
+	for (unsigned int i = 0; i < nr; i++)
+		*hw_pt_shadow(&ptep[i].pte) |= bits;
+}
+
+void oracle_check_read(pte_t *ptep, pte_t pte, const char *op)
+{
+	u8 s = *hw_pt_shadow(&ptep->pte);
+
+	if ((s & SHADOW_YOUNG) && !hw_machine.fmt->desc_af(pte_val(pte)))
+		hw_violation(VIOL_LOST_YOUNG, "%s: entry %p reads old", op, (void *)ptep);
+	if ((s & SHADOW_DIRTY) && !hw_machine.fmt->desc_dirty(pte_val(pte)))
+		hw_violation(VIOL_LOST_DIRTY, "%s: entry %p reads clean", op, (void *)ptep);
+}
+
+static void widen(pte_t **ptep, unsigned int *nr)
+{
+	unsigned int n = cont_n();
+	pte_t *first = *ptep, *end = *ptep + *nr;
+
+	if (!n)
+		return;
+	if (is_cont(first))
+		first = (pte_t *)ALIGN_DOWN((uintptr_t)first, n * sizeof(pte_t));
+	if (is_cont(end - 1))
+		end = (pte_t *)ALIGN((uintptr_t)end, n * sizeof(pte_t));
+	*ptep = first;
+	*nr = (unsigned int)(end - first);
+}
+
+void oracle_report(pte_t *ptep, unsigned int nr, bool young, bool dirty,
+		   bool check_young, bool check_dirty, bool wide, const char *op)
+{
+	u8 seen = 0;
+
+	if (wide)
+		widen(&ptep, &nr);
+	for (unsigned int i = 0; i < nr; i++) {
+		u8 *s = hw_pt_shadow(&ptep[i].pte);
+
+		seen |= *s;
+		if (check_young)
+			*s &= ~SHADOW_YOUNG;
+		if (check_dirty)
+			*s &= ~SHADOW_DIRTY;
+	}
+	if (check_young && (seen & SHADOW_YOUNG) && !young)
+		hw_violation(VIOL_LOST_YOUNG, "%s: %u entries at %p reported old",
+			     op, nr, (void *)ptep);
+	if (check_dirty && (seen & SHADOW_DIRTY) && !dirty)
+		hw_violation(VIOL_LOST_DIRTY, "%s: %u entries at %p reported clean",
+			     op, nr, (void *)ptep);
+}
+
+void oracle_discard(pte_t *ptep, unsigned int nr, bool young, bool dirty)
+{
+	u8 mask = (young ? SHADOW_YOUNG : 0) | (dirty ? SHADOW_DIRTY : 0);
+
+	widen(&ptep, &nr);
+	for (unsigned int i = 0; i < nr; i++)
+		*hw_pt_shadow(&ptep[i].pte) &= ~mask;
+}
+
+static void sweep_table(u64 *table, int level)
+{
+	const struct hw_mmu_fmt *fmt = hw_machine.fmt;
+
+	for (int i = 0; i < PTRS_PER_PTE; i++) {
+		u64 d = table[i];
+
+		if (level < 3 && fmt->desc_table(d, level)) {
+			sweep_table(fmt->table_addr(d), level + 1);
+			continue;
+		}
+		if (level != 3)
+			continue;
+		u8 s = hw_pt_meta(table)->shadow[i];
+		if (!s)
+			continue;
+		if (!fmt->desc_leaf(d, 3)) {
+			hw_violation(s & SHADOW_DIRTY ? VIOL_LOST_DIRTY : VIOL_LOST_YOUNG,
+				     "entry %p cleared without reporting its state",
+				     (void *)&table[i]);
+			continue;
+		}
+		if ((s & SHADOW_YOUNG) && !hw_cont_gather_young(&table[i]))
+			hw_violation(VIOL_LOST_YOUNG, "entry %p lost its access flag",
+				     (void *)&table[i]);
+		if ((s & SHADOW_DIRTY) && !hw_cont_gather_dirty(&table[i]))
+			hw_violation(VIOL_LOST_DIRTY, "entry %p lost its dirty state",
+				     (void *)&table[i]);
+	}
+}
+
+void oracle_sweep(u64 *pgd)
+{
+	if (pgd)
+		sweep_table(pgd, 0);
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The lab's memory of young/dirty state that software set or hardware
+ * recorded and nobody has reported yet (shadow bits beside each table).
+ * The public pte API updates it; any report that drops such state, or a
+ * table that no longer shows it, is a lost-young or lost-dirty violation.
+ */
+#ifndef PTELAB_ARCH_ORACLE_H
+#define PTELAB_ARCH_ORACLE_H
+
+#include "arch/pte_types.h"
+
+/* State now recorded in entries [ptep, ptep+nr). */
+void oracle_set(pte_t *ptep, unsigned int nr, bool young, bool dirty);
+/* A read must show what the shadows of its slot say. */
+void oracle_check_read(pte_t *ptep, pte_t pte, const char *op);
+/*
+ * A report (return value) covering [ptep, ptep+nr), widened to whole
+ * contiguous blocks where the entries are contiguous, consumes the state
+ * it reports; the state must be in the report.
+ */
+void oracle_report(pte_t *ptep, unsigned int nr, bool young, bool dirty,
+		   bool check_young, bool check_dirty, bool widen,
+		   const char *op);
+/* Software discards state on purpose (MADV_FREE, aging). */
+void oracle_discard(pte_t *ptep, unsigned int nr, bool young, bool dirty);
+/* Sweep one mm's tables: shadows must still show in the entries. */
+void oracle_sweep(u64 *pgd);
+
+#endif

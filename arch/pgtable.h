@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The page-table API core-mm calls, with the kernel's names. Each call
+ * goes to the run's architecture and keeps the oracle (arch/oracle.h)
+ * informed of the young/dirty state it reports, sets or discards.
+ */
+#ifndef PTELAB_ARCH_PGTABLE_H
+#define PTELAB_ARCH_PGTABLE_H
+
+#include "arch/arch.h"
+#include "arch/oracle.h"
+
+static inline bool pte_none(pte_t pte) { return !pte_val(pte); }
+static inline bool pte_present(pte_t pte) { return arch->pte_present(pte); }
+static inline u64 pte_pfn(pte_t pte) { return arch->pte_pfn(pte); }
+static inline bool pte_young(pte_t pte) { return arch->pte_young(pte); }
+static inline bool pte_dirty(pte_t pte) { return arch->pte_dirty(pte); }
+static inline bool pte_write(pte_t pte) { return arch->pte_write(pte); }
+static inline pte_t pte_mkold(pte_t pte) { return arch->pte_mkold(pte); }
+static inline pte_t pte_mkyoung(pte_t pte) { return arch->pte_mkyoung(pte); }
+static inline pte_t pte_mkclean(pte_t pte) { return arch->pte_mkclean(pte); }
+static inline pte_t pte_mkdirty(pte_t pte) { return arch->pte_mkdirty(pte); }
+static inline pte_t pte_wrprotect(pte_t pte) { return arch->pte_wrprotect(pte); }
+static inline pte_t pte_mkwrite(pte_t pte) { return arch->pte_mkwrite(pte); }
+static inline pte_t pfn_pte(u64 pfn, pgprot_t prot) { return arch->pfn_pte(pfn, prot); }
+static inline pgprot_t pte_pgprot(pte_t pte) { return arch->pte_pgprot(pte); }
+static inline bool pte_same(pte_t a, pte_t b) { return pte_val(a) == pte_val(b); }
+
+static inline pte_t pte_advance_pfn(pte_t pte, unsigned long nr)
+{
+	return pfn_pte(pte_pfn(pte) + nr, pte_pgprot(pte));
+}
+
+static inline pte_t ptep_get(pte_t *ptep)
+{
+	pte_t pte = arch->ptep_get(ptep);
+
+	oracle_check_read(ptep, pte, "ptep_get");
+	return pte;
+}
+
+static inline pte_t ptep_get_lockless(pte_t *ptep)
+{
+	pte_t pte = arch->ptep_get_lockless(ptep);
+
+	oracle_check_read(ptep, pte, "ptep_get_lockless");
+	return pte;
+}
+
+static inline void set_ptes(struct mm_struct *mm, unsigned long addr,
+			    pte_t *ptep, pte_t pte, unsigned int nr)
+{
+	arch->set_ptes(mm, addr, ptep, pte, nr);
+	oracle_set(ptep, nr, pte_young(pte), pte_dirty(pte));
+}
+
+static inline void set_pte_at(struct mm_struct *mm, unsigned long addr,
+			      pte_t *ptep, pte_t pte)
+{
+	set_ptes(mm, addr, ptep, pte, 1);
+}
+
+/* Clears without reporting: the caller does not need young/dirty. */
+static inline void clear_full_ptes(struct mm_struct *mm, unsigned long addr,
+				   pte_t *ptep, unsigned int nr, int full)
+{
+	arch->clear_full_ptes(mm, addr, ptep, nr, full);
+	oracle_discard(ptep, nr, true, true);
+}
+
+static inline pte_t get_and_clear_full_ptes(struct mm_struct *mm,
+					    unsigned long addr, pte_t *ptep,
+					    unsigned int nr, int full)
+{
+	pte_t pte = arch->get_and_clear_full_ptes(mm, addr, ptep, nr, full);
+
+	oracle_report(ptep, nr, pte_young(pte), pte_dirty(pte), true, true,
+		      false, "get_and_clear_full_ptes");
+	return pte;
+}
+
+static inline pte_t ptep_get_and_clear_full(struct mm_struct *mm,
+					    unsigned long addr, pte_t *ptep,
+					    int full)
+{
+	pte_t pte = arch->ptep_get_and_clear_full(mm, addr, ptep, full);
+
+	oracle_report(ptep, 1, pte_young(pte), pte_dirty(pte), true, true,
+		      false, "ptep_get_and_clear_full");
+	return pte;
+}
+
+static inline int ptep_test_and_clear_young(struct vm_area_struct *vma,
+					    unsigned long addr, pte_t *ptep)
+{
+	int young = arch->ptep_test_and_clear_young(vma, addr, ptep);
+
+	oracle_report(ptep, 1, young, false, true, false, true,
+		      "ptep_test_and_clear_young");
+	return young;
+}
+
+static inline int ptep_clear_flush_young(struct vm_area_struct *vma,
+					 unsigned long addr, pte_t *ptep)
+{
+	int young = arch->ptep_clear_flush_young(vma, addr, ptep);
+
+	oracle_report(ptep, 1, young, false, true, false, true,
+		      "ptep_clear_flush_young");
+	return young;
+}
+
+static inline bool test_and_clear_young_ptes(struct vm_area_struct *vma,
+					     unsigned long addr, pte_t *ptep,
+					     unsigned int nr)
+{
+	bool young = arch->test_and_clear_young_ptes(vma, addr, ptep, nr);
+
+	oracle_report(ptep, nr, young, false, true, false, true,
+		      "test_and_clear_young_ptes");
+	return young;
+}
+
+static inline bool clear_flush_young_ptes(struct vm_area_struct *vma,
+					  unsigned long addr, pte_t *ptep,
+					  unsigned int nr)
+{
+	bool young = arch->clear_flush_young_ptes(vma, addr, ptep, nr);
+
+	oracle_report(ptep, nr, young, false, true, false, true,
+		      "clear_flush_young_ptes");
+	return young;
+}
+
+static inline void wrprotect_ptes(struct mm_struct *mm, unsigned long addr,
+				  pte_t *ptep, unsigned int nr)
+{
+	arch->wrprotect_ptes(mm, addr, ptep, nr);
+}
+
+static inline void ptep_set_wrprotect(struct mm_struct *mm, unsigned long addr,
+				      pte_t *ptep)
+{
+	wrprotect_ptes(mm, addr, ptep, 1);
+}
+
+static inline void clear_young_dirty_ptes(struct vm_area_struct *vma,
+					  unsigned long addr, pte_t *ptep,
+					  unsigned int nr, cydp_t flags)
+{
+	arch->clear_young_dirty_ptes(vma, addr, ptep, nr, flags);
+	oracle_discard(ptep, nr, flags & CYDP_CLEAR_YOUNG, flags & CYDP_CLEAR_DIRTY);
+}
+
+static inline int ptep_set_access_flags(struct vm_area_struct *vma,
+					unsigned long addr, pte_t *ptep,
+					pte_t entry, int dirty)
+{
+	int changed = arch->ptep_set_access_flags(vma, addr, ptep, entry, dirty);
+
+	oracle_set(ptep, 1, pte_young(entry), pte_dirty(entry));
+	return changed;
+}
+
+static inline unsigned int pte_batch_hint(pte_t *ptep, pte_t pte)
+{
+	return arch->pte_batch_hint(ptep, pte);
+}
+
+static inline void flush_tlb_range(struct vm_area_struct *vma,
+				   unsigned long start, unsigned long end)
+{
+	arch->flush_tlb_range(vma, start, end);
+}
+
+static inline void flush_tlb_mm(struct mm_struct *mm)
+{
+	arch->flush_tlb_mm(mm);
+}
+
+static inline void flush_tlb_page(struct vm_area_struct *vma, unsigned long addr)
+{
+	arch->flush_tlb_page(vma, addr);
+}
+
+#endif

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* pte_t and pgprot_t as the kernel spells them: wrapped for type safety. */
+#ifndef PTELAB_ARCH_PTE_TYPES_H
+#define PTELAB_ARCH_PTE_TYPES_H
+
+#include "hw/types.h"
+
+typedef u64 pteval_t;
+typedef struct { pteval_t pte; } pte_t;
+typedef struct { pteval_t pgprot; } pgprot_t;
+
+#define pte_val(x) ((x).pte)
+#define __pte(x) ((pte_t){ (x) })
+#define pgprot_val(x) ((x).pgprot)
+#define __pgprot(x) ((pgprot_t){ (x) })
+
+/* clear_young_dirty_ptes() flags, as in include/linux/mm_types.h */
+typedef int cydp_t;
+#define CYDP_CLEAR_YOUNG 0x1
+#define CYDP_CLEAR_DIRTY 0x2
+
+#endif

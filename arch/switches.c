@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <string.h>
+
+#include "arch/switches.h"
+
+struct lab_switches lab_sw;
+
+static const char *const names[] = {
+#define X(name, help) #name,
+	LAB_SWITCHES(X)
+#undef X
+};
+
+static const char *const helps[] = {
+#define X(name, help) help,
+	LAB_SWITCHES(X)
+#undef X
+};
+
+void lab_switches_reset(void)
+{
+#define X(name, help) lab_sw.name = true;
+	LAB_SWITCHES(X)
+#undef X
+}
+
+int lab_nr_switches(void)
+{
+	return (int)ARRAY_SIZE(names);
+}
+
+const char *lab_switch_help(int i, const char **name)
+{
+	*name = names[i];
+	return helps[i];
+}
+
+/* Accept the command-line spelling with dashes. */
+int lab_switch_off(const char *name)
+{
+	char buf[64];
+	size_t n = strlen(name);
+
+	if (n >= sizeof(buf))
+		return -1;
+	for (size_t i = 0; i <= n; i++)
+		buf[i] = name[i] == '-' ? '_' : name[i];
+	bool *flags = (bool *)&lab_sw;
+	for (int i = 0; i < lab_nr_switches(); i++) {
+		if (!strcmp(buf, names[i])) {
+			flags[i] = false;
+			return i;
+		}
+	}
+	return -1;
+}

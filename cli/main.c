@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The ptelab command: list, run, reproduce. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/switches.h"
+#include "cli/cli.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ptelab list\n"
+		"       ptelab run WORKLOAD [--arch arm64|x86] [--impl ref] [--profile NAME]\n"
+		"                  [--size 1G] [--folio-size 64K] [--pmd-mapped] [--without NAME]...\n"
+		"                  [--cpus N] [--seed N] [--hw-policy accessed|first|random|adversarial]\n"
+		"                  [--tlb-entries N] [--tlbi-range] [--no-hafdbs] [--json]\n"
+		"       ptelab reproduce [EXPERIMENT...] [--out DIR] [--size SIZE]\n");
+}
+
+static int die(const char *msg)
+{
+	fprintf(stderr, "ptelab: error: %s\n", msg);
+	return 2;
+}
+
+static int cmd_list(void)
+{
+	char names[64][64];
+	int n = profile_names(names, 64);
+
+	printf("workloads:\n");
+	for (int i = 0; workloads[i]; i++)
+		printf("  %-14s %s\n", workloads[i]->name, workloads[i]->help);
+	printf("profiles:\n");
+	for (int i = 0; i < n; i++) {
+		struct profile p;
+		char err[256];
+
+		if (!profile_load(names[i], &p, err, sizeof(err)))
+			printf("  %-20s %-6s %s\n", names[i], p.arch, p.description);
+		else
+			printf("  %-20s (unreadable: %s)\n", names[i], err);
+	}
+	printf("backends (--impl):\n  %-20s ptelab's reference contpte (built in)\n", "ref");
+	printf("switches (--without):\n");
+	for (int i = 0; i < lab_nr_switches(); i++) {
+		const char *name, *help = lab_switch_help(i, &name);
+		char dashed[64];
+
+		snprintf(dashed, sizeof(dashed), "%s", name);
+		for (char *c = dashed; *c; c++)
+			if (*c == '_')
+				*c = '-';
+		printf("  %-22s %s\n", dashed, help);
+	}
+	return 0;
+}
+
+static const char *need_arg(int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc)
+		return NULL;
+	return argv[++*i];
+}
+
+static int parse_u64(const char *s, u64 *v)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	*v = strtoull(s, &end, 10);
+	return *end ? -1 : 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct run_spec spec;
+	struct run_out out;
+	char err[512];
+	bool json = false;
+	const struct workload *w;
+
+	if (argc < 1 || argv[0][0] == '-')
+		return die("run needs a workload name; 'ptelab list' shows them");
+	w = workload_by_name(argv[0]);
+	if (!w) {
+		snprintf(err, sizeof(err), "unknown workload '%s'; 'ptelab list' shows them", argv[0]);
+		return die(err);
+	}
+	run_spec_defaults(&spec, w);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = NULL;
+		u64 n;
+
+		if (!strcmp(a, "--json")) {
+			json = true;
+			continue;
+		}
+		if (!strcmp(a, "--pmd-mapped")) {
+			spec.p.pmd_mapped = true;
+			continue;
+		}
+		if (!strcmp(a, "--tlbi-range")) {
+			spec.p.tlbi_range = true;
+			continue;
+		}
+		if (!strcmp(a, "--no-hafdbs")) {
+			spec.p.hafdbs = false;
+			continue;
+		}
+		if (strncmp(a, "--", 2)) {
+			snprintf(err, sizeof(err), "unexpected argument '%s'", a);
+			return die(err);
+		}
+		v = need_arg(argc, argv, &i);
+		if (!v) {
+			snprintf(err, sizeof(err), "%s needs a value", a);
+			return die(err);
+		}
+		if (!strcmp(a, "--arch")) {
+			spec.p.arch = v;
+		} else if (!strcmp(a, "--impl")) {
+			spec.p.impl = v;
+		} else if (!strcmp(a, "--profile")) {
+			snprintf(spec.profile, sizeof(spec.profile), "%s", v);
+		} else if (!strcmp(a, "--size") || !strcmp(a, "--folio-size")) {
+			if (parse_size(v, &n)) {
+				snprintf(err, sizeof(err),
+					 "malformed size '%s' for %s; use a number with K, M or G, e.g. 64K", v, a);
+				return die(err);
+			}
+			if (!strcmp(a, "--size"))
+				spec.p.size = n;
+			else
+				spec.p.folio_size = n;
+		} else if (!strcmp(a, "--without")) {
+			if (spec.nr_without == MAX_WITHOUT)
+				return die("too many --without switches");
+			spec.without[spec.nr_without++] = v;
+		} else if (!strcmp(a, "--cpus")) {
+			if (parse_u64(v, &n) || n < 1 || n > 64)
+				return die("--cpus takes a number from 1 to 64");
+			spec.p.nr_cpus = (int)n;
+		} else if (!strcmp(a, "--seed")) {
+			if (parse_u64(v, &n))
+				return die("--seed takes a non-negative number");
+			spec.p.seed = n;
+		} else if (!strcmp(a, "--tlb-entries")) {
+			if (parse_u64(v, &n) || n < 16 || n > (1 << 20))
+				return die("--tlb-entries takes a number from 16 to 1048576");
+			spec.p.tlb_entries = (u32)n;
+		} else if (!strcmp(a, "--hw-policy")) {
+			static const char *const pol[] = { "accessed", "first", "random", "adversarial" };
+			int k;
+
+			for (k = 0; k < 4 && strcmp(v, pol[k]); k++)
+				;
+			if (k == 4)
+				return die("--hw-policy takes accessed, first, random or adversarial");
+			spec.p.policy = (enum hw_cont_policy)k;
+		} else {
+			snprintf(err, sizeof(err), "unknown option '%s'; see 'ptelab --help'", a);
+			return die(err);
+		}
+	}
+	if (run_spec_execute(&spec, &out, err, sizeof(err)))
+		return die(err);
+	if (json)
+		print_run_json(stdout, &spec, &out);
+	else
+		print_run_table(stdout, &spec, &out);
+	return out.ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "list"))
+		return cmd_list();
+	if (!strcmp(argv[1], "run"))
+		return cmd_run(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "reproduce"))
+		return cmd_reproduce(argc - 2, argv + 2);
+	fprintf(stderr, "ptelab: error: unknown command '%s'; use list, run or reproduce\n", argv[1]);
+	return 2;
+}

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ptelab reproduce: the published experiments at full scale, lab
+ * before/after beside the published columns (data/published.tsv).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+
+struct experiment {
+	const char *name;
+	const char *title;
+	int (*run)(const char *out_dir, u64 size);
+};
+
+static FILE *out_file(const char *dir, const char *name)
+{
+	char path[4096];
+
+	if (!dir)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return fopen(path, "w");
+}
+
+static int run_one(struct run_spec *s, struct run_out *o, FILE *jsonl)
+{
+	char err[512];
+
+	if (run_spec_execute(s, o, err, sizeof(err))) {
+		fprintf(stderr, "ptelab: error: %s\n", err);
+		return -1;
+	}
+	if (jsonl)
+		print_run_json(jsonl, s, o);
+	return 0;
+}
+
+static const char *const s5_rows[] = { "4K", "16K", "32K", "64K", "128K",
+				       "256K", "512K", "1024K", "2048K" };
+
+static void fmt_pub(char *buf, size_t n, const char *row, const char *col)
+{
+	double v;
+
+	if (published_get("S5", row, col, &v, NULL))
+		snprintf(buf, n, "%s", "-");
+	else
+		snprintf(buf, n, "%.2f", v * 1e3);
+}
+
+/* S5: munmap of 1 GiB, per-PTE zap vs batched zap, per folio size. */
+static int s5_run(const char *out_dir, u64 size)
+{
+	const struct workload *w = workload_by_name("munmap");
+	FILE *jsonl = out_file(out_dir, "S5.jsonl");
+	FILE *tsv = out_file(out_dir, "S5.tsv");
+	const char *arches[] = { "x86", "arm64" };
+	int failed = 0;
+
+	for (int a = 0; a < 2; a++) {
+		struct run_out o;
+		char fitted[200] = "", prof[64] = "";
+
+		printf("\nS5 munmap of %llu MiB, arch %s: modelled time (ms)%s\n",
+		       (unsigned long long)(size >> 20), arches[a],
+		       a == 0 ? ", published columns from data/published.tsv" : "");
+		printf("%-7s %10s %10s %8s %9s %9s | %10s %10s %8s\n", "folio", "lab-before",
+		       "lab-after", "change", "rmap x", "ref x", "pub-before", "pub-after", "change");
+		if (tsv && a == 0)
+			fprintf(tsv, "arch\tfolio\tlab_before_ms\tlab_after_ms\tpublished_before_ms\tpublished_after_ms\n");
+		for (unsigned int r = 0; r < ARRAY_SIZE(s5_rows); r++) {
+			struct run_spec s;
+			double t[2];
+			u64 rmap[2], ref[2];
+
+			for (int v = 0; v < 2; v++) {
+				run_spec_defaults(&s, w);
+				s.p.arch = arches[a];
+				s.p.size = size;
+				parse_size(s5_rows[r], &s.p.folio_size);
+				if (v == 0)
+					s.without[s.nr_without++] = "zap-batch";
+				fprintf(stderr, "ptelab: S5 %s %s %s...\n", arches[a], s5_rows[r],
+					v ? "after" : "before");
+				if (run_one(&s, &o, jsonl))
+					return -1;
+				if (!o.ok) {
+					fprintf(stderr, "ptelab: S5 %s %s: invariants violated\n",
+						arches[a], s5_rows[r]);
+					failed = 1;
+				}
+				t[v] = o.modelled_ns / 1e6;
+				rmap[v] = o.r.measured.v[EV_rmap_call];
+				ref[v] = o.r.measured.v[EV_folio_ref_atomic];
+				snprintf(fitted, sizeof(fitted), "%s", o.prof.fitted_on);
+				snprintf(prof, sizeof(prof), "%s", o.prof.name);
+			}
+			char pb[32] = "-", pa[32] = "-", pc[32] = "-";
+			double vb, va;
+			if (a == 0) {
+				fmt_pub(pb, sizeof(pb), s5_rows[r], "before");
+				fmt_pub(pa, sizeof(pa), s5_rows[r], "after");
+				if (!published_get("S5", s5_rows[r], "before", &vb, NULL) &&
+				    !published_get("S5", s5_rows[r], "after", &va, NULL))
+					snprintf(pc, sizeof(pc), "%+.0f%%", (va / vb - 1) * 100);
+			}
+			printf("%-7s %10.2f %10.2f %+7.0f%% %8.1fx %8.1fx | %10s %10s %8s\n",
+			       s5_rows[r], t[0], t[1], (t[1] / t[0] - 1) * 100,
+			       (double)rmap[0] / (double)(rmap[1] ? rmap[1] : 1),
+			       (double)ref[0] / (double)(ref[1] ? ref[1] : 1), pb, pa, pc);
+			if (tsv)
+				fprintf(tsv, "%s\t%s\t%.4f\t%.4f\t%s\t%s\n", arches[a], s5_rows[r],
+					t[0], t[1], pb, pa);
+		}
+		printf("profile %s; fitted on: %s\n", prof, fitted[0] ? fitted : "(nothing)");
+	}
+	printf("rmap x / ref x: rmap_call and folio_ref_atomic events, before / after.\n");
+	if (jsonl)
+		fclose(jsonl);
+	if (tsv)
+		fclose(tsv);
+	return failed ? 1 : 0;
+}
+
+static const struct experiment experiments[] = {
+	{ "S5", "batched zap of PTE-mapped large folios (munmap 1 GiB)", s5_run },
+};
+
+int cmd_reproduce(int argc, char **argv)
+{
+	const char *out_dir = NULL;
+	const char *want[8];
+	int nr_want = 0, rc = 0;
+	u64 size = SZ_1G;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+			out_dir = argv[++i];
+		} else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
+			if (parse_size(argv[++i], &size) || size % SZ_2M) {
+				fprintf(stderr, "ptelab: error: --size must be a multiple of 2M, e.g. 1G\n");
+				return 2;
+			}
+		} else if (argv[i][0] == '-') {
+			fprintf(stderr, "ptelab: error: unknown option '%s' for reproduce\n", argv[i]);
+			return 2;
+		} else if (nr_want < 8) {
+			want[nr_want++] = argv[i];
+		}
+	}
+	for (int i = 0; i < nr_want; i++) {
+		bool found = false;
+
+		for (unsigned int e = 0; e < ARRAY_SIZE(experiments); e++)
+			found |= !strcasecmp(want[i], experiments[e].name);
+		if (!found) {
+			fprintf(stderr, "ptelab: error: unknown experiment '%s'; available: S5\n", want[i]);
+			return 2;
+		}
+	}
+	if (out_dir && mkdir(out_dir, 0777) && errno != EEXIST) {
+		fprintf(stderr, "ptelab: error: cannot create --out directory '%s'\n", out_dir);
+		return 2;
+	}
+	for (unsigned int e = 0; e < ARRAY_SIZE(experiments); e++) {
+		bool run = nr_want == 0;
+
+		for (int i = 0; i < nr_want; i++)
+			run |= !strcasecmp(want[i], experiments[e].name);
+		if (!run)
+			continue;
+		printf("== %s: %s\n", experiments[e].name, experiments[e].title);
+		int r = experiments[e].run(out_dir, size);
+		if (r < 0)
+			return 2;
+		rc |= r;
+	}
+	return rc;
+}

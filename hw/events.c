@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <string.h>
+
+#include "hw/events.h"
+
+struct hw_counters hw_events;
+
+const char *const hw_event_names[NR_HW_EVENTS] = {
+#define X(name) #name,
+	HW_EVENTS(X)
+#undef X
+};
+
+void hw_events_snapshot(struct hw_counters *out)
+{
+	*out = hw_events;
+}
+
+void hw_events_diff(struct hw_counters *out, const struct hw_counters *a,
+		    const struct hw_counters *b)
+{
+	for (int i = 0; i < NR_HW_EVENTS; i++)
+		out->v[i] = b->v[i] - a->v[i];
+}
+
+int hw_event_by_name(const char *name)
+{
+	for (int i = 0; i < NR_HW_EVENTS; i++)
+		if (!strcmp(hw_event_names[i], name))
+			return i;
+	return -1;
+}

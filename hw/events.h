@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Event counters. Every layer counts what it does here; the CLI reads them.
+ * Names are the stable public contract of the JSON output (DESIGN.md).
+ */
+#ifndef PTELAB_HW_EVENTS_H
+#define PTELAB_HW_EVENTS_H
+
+#include "hw/types.h"
+
+#define HW_EVENTS(X)                                                          \
+	X(pte_read)         /* software load of a PTE */                         \
+	X(pte_write)        /* software store of a PTE */                        \
+	X(pte_atomic)       /* software atomic RMW of a PTE (xchg/cmpxchg) */    \
+	X(tlbi_page)        /* TLBI by VA (arm64) / INVLPG (x86) */              \
+	X(tlbi_range)       /* TLBI by range (FEAT_TLBIRANGE) */                 \
+	X(tlbi_asid)        /* TLBI by ASID (arm64) / full flush (x86) */        \
+	X(dsb)              /* DSB barrier after TLB maintenance */              \
+	X(ipi)              /* x86 TLB shootdown IPI sent to a remote CPU */     \
+	X(tlb_hit)                                                                \
+	X(tlb_miss)                                                               \
+	X(ptw)              /* hardware page-table walk */                       \
+	X(hw_update)        /* hardware AF/dirty update of a descriptor */       \
+	X(fold)             /* contpte block folded */                           \
+	X(unfold)           /* contpte block unfolded */                         \
+	X(folio_ref_atomic) /* atomic on a folio refcount */                     \
+	X(mapcount_atomic)  /* atomic on a mapcount */                           \
+	X(rmap_call)        /* rmap add/remove call */                           \
+	X(lock_acquire)                                                           \
+	X(lock_contended)                                                         \
+	X(fault)                                                                  \
+	X(notifier_call)                                                          \
+	X(folio_alloc)      /* folio taken from the page allocator */            \
+	X(folio_free)       /* folio returned to the page allocator */           \
+	X(pt_alloc)         /* page-table page allocated */                      \
+	X(pt_free)          /* page-table page freed */                          \
+	X(gather_flush)     /* mmu_gather batch flushed (tlb_flush_mmu) */
+
+enum hw_event {
+#define X(name) EV_##name,
+	HW_EVENTS(X)
+#undef X
+	NR_HW_EVENTS
+};
+
+struct hw_counters {
+	u64 v[NR_HW_EVENTS];
+};
+
+extern struct hw_counters hw_events;
+extern const char *const hw_event_names[NR_HW_EVENTS];
+
+static inline void hw_count(enum hw_event ev, u64 n)
+{
+	hw_events.v[ev] += n;
+}
+
+/* Snapshot/diff so a workload can report the events of one phase only. */
+void hw_events_snapshot(struct hw_counters *out);
+void hw_events_diff(struct hw_counters *out, const struct hw_counters *a,
+		    const struct hw_counters *b);
+int hw_event_by_name(const char *name);
+
+#endif

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Invariant violations found by any layer during a run. The simulated
+ * hardware can see what real hardware hides (a write through a stale TLB
+ * entry, an access flag set in entry 7 of a block), so the lab checks it.
+ */
+#ifndef PTELAB_HW_INVARIANTS_H
+#define PTELAB_HW_INVARIANTS_H
+
+#include "hw/types.h"
+
+#define HW_VIOLATIONS_KEPT 16
+
+enum hw_violation_kind {
+	VIOL_LOST_YOUNG,
+	VIOL_LOST_DIRTY,
+	VIOL_STALE_TLB,
+	VIOL_TLB_CONFLICT,
+	VIOL_BAD_CONT_BLOCK,
+	VIOL_REFCOUNT,
+	VIOL_MAPCOUNT,
+	VIOL_FREED_FRAME,
+	VIOL_OTHER,
+	NR_VIOL_KINDS
+};
+
+struct hw_violations {
+	u64 count[NR_VIOL_KINDS];
+	u64 total;
+	int kept;
+	char msg[HW_VIOLATIONS_KEPT][160];
+};
+
+extern struct hw_violations hw_violations;
+extern const char *const hw_violation_names[NR_VIOL_KINDS];
+
+void hw_violation(enum hw_violation_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void hw_violations_reset(void);
+
+#endif

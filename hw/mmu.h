@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The MMU walker. Every simulated load or store goes through hw_access():
+ * TLB lookup, on a miss a 4-level walk, hardware access-flag and dirty
+ * updates (arm64 FEAT_HAFDBS, x86 A/D), and a TLB fill.
+ */
+#ifndef PTELAB_HW_MMU_H
+#define PTELAB_HW_MMU_H
+
+#include "hw/types.h"
+
+/* What the hardware needs to understand of one architecture's descriptors. */
+struct hw_mmu_fmt {
+	const char *name;
+	unsigned int cont_ptes;  /* entries per contiguous block, 0: none */
+	bool (*desc_table)(u64 d, int level);
+	bool (*desc_leaf)(u64 d, int level);
+	u64 *(*table_addr)(u64 d);
+	u64 (*desc_pfn)(u64 d);
+	bool (*desc_af)(u64 d);
+	bool (*desc_writable)(u64 d); /* store needs no descriptor update */
+	bool (*desc_dbm)(u64 d);      /* store allowed after a dirty update */
+	bool (*desc_dirty)(u64 d);    /* as software would read it */
+	bool (*desc_cont)(u64 d);
+	u64 (*mk_af)(u64 d);
+	u64 (*mk_dirty)(u64 d);
+	/* attributes that must agree across a contiguous block */
+	u64 cont_attr_mask;
+};
+
+extern const struct hw_mmu_fmt hw_fmt_arm64;
+extern const struct hw_mmu_fmt hw_fmt_x86;
+
+enum hw_fault {
+	HW_OK = 0,
+	HW_FAULT_TRANSLATION,
+	HW_FAULT_ACCESS,     /* AF clear and hardware AF disabled */
+	HW_FAULT_PERMISSION, /* store to read-only, no hardware dirty */
+};
+
+/* Which entry of a contiguous block hardware updates (DESIGN.md). */
+enum hw_cont_policy {
+	HW_POLICY_ACCESSED,
+	HW_POLICY_FIRST,
+	HW_POLICY_RANDOM,
+	HW_POLICY_ADVERSARIAL, /* always an entry other than the accessed one */
+};
+
+struct hw_cpu;
+
+enum hw_fault hw_access(struct hw_cpu *cpu, u64 va, bool write);
+
+/* Software walk (no events): the level-3 or level-2 leaf slot for va. */
+u64 *hw_walk_slot(u64 *pgd, u64 va, int *level);
+
+/* Any entry of ptep's contiguous block has the property (block-wide). */
+bool hw_cont_gather_dirty(const u64 *ptep);
+bool hw_cont_gather_young(const u64 *ptep);
+
+/* Sweep every TLB against the page tables: stale entries are violations. */
+void hw_check_tlbs(void);
+
+#endif

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw/cpu.h"
+#include "hw/invariants.h"
+#include "hw/phys.h"
+#include "hw/tlb.h"
+
+static const u8 tlb_shifts[] = { 12, 16, 21 };
+
+/*
+ * Count of TLB entries (all CPUs) whose output lies in each 64 KiB of
+ * physical memory, so freeing a frame only scans TLBs when it may matter.
+ */
+static u16 *gran_refs;
+static u64 gran_nr;
+
+static void gran_ref(const struct tlb_entry *e, int d)
+{
+	u64 first = e->pfn >> 4;
+	u64 n = e->shift > 16 ? 1UL << (e->shift - 16) : 1;
+
+	if (!gran_refs || first + n > gran_nr)
+		return;
+	for (u64 i = 0; i < n; i++)
+		gran_refs[first + i] += d;
+}
+
+int hw_tlb_init(struct hw_tlb *tlb, u32 entries, u32 ways)
+{
+	u32 nsets = 1;
+
+	while (nsets * 2 * ways <= entries)
+		nsets *= 2;
+	tlb->nsets = nsets;
+	tlb->ways = ways;
+	tlb->nvalid = 0;
+	tlb->clock = 0;
+	tlb->e = calloc((size_t)nsets * ways, sizeof(*tlb->e));
+	if (hw_phys.nr_frames && (!gran_refs || gran_nr < (hw_phys.nr_frames >> 4) + 1)) {
+		free(gran_refs);
+		gran_nr = (hw_phys.nr_frames >> 4) + 1;
+		gran_refs = calloc(gran_nr, sizeof(*gran_refs));
+	}
+	return tlb->e ? 0 : -1;
+}
+
+void hw_tlb_exit(struct hw_tlb *tlb)
+{
+	hw_tlb_inval_all(tlb, -1);
+	free(tlb->e);
+	tlb->e = NULL;
+}
+
+static inline u32 tlb_set(const struct hw_tlb *tlb, u16 asid, u64 va, u8 shift)
+{
+	u64 h = (va >> shift) * 0x9E3779B97F4A7C15ULL;
+
+	h ^= (u64)asid * 0xC2B2AE3D27D4EB4FULL + shift;
+	return (u32)(h >> 40) & (tlb->nsets - 1);
+}
+
+struct tlb_entry *hw_tlb_lookup(struct hw_tlb *tlb, u16 asid, u64 va)
+{
+	for (unsigned s = 0; s < ARRAY_SIZE(tlb_shifts); s++) {
+		u8 shift = tlb_shifts[s];
+		struct tlb_entry *set = &tlb->e[tlb_set(tlb, asid, va, shift) * tlb->ways];
+
+		for (u32 w = 0; w < tlb->ways; w++) {
+			if (set[w].shift == shift && tlbe_covers(&set[w], asid, va)) {
+				set[w].stamp = ++tlb->clock;
+				return &set[w];
+			}
+		}
+	}
+	return NULL;
+}
+
+void hw_tlb_drop(struct hw_tlb *tlb, struct tlb_entry *e)
+{
+	if (!(e->flags & TLBE_VALID))
+		return;
+	gran_ref(e, -1);
+	e->flags = 0;
+	tlb->nvalid--;
+}
+
+struct tlb_entry *hw_tlb_fill(struct hw_tlb *tlb, u16 asid, u64 va, u8 shift,
+			      u64 pfn, u8 flags, u64 *ptep)
+{
+	struct tlb_entry *set = &tlb->e[tlb_set(tlb, asid, va, shift) * tlb->ways];
+	struct tlb_entry *victim = &set[0];
+
+	for (u32 w = 0; w < tlb->ways; w++) {
+		if (!(set[w].flags & TLBE_VALID)) {
+			victim = &set[w];
+			break;
+		}
+		if (set[w].stamp < victim->stamp)
+			victim = &set[w];
+	}
+	hw_tlb_drop(tlb, victim);
+	victim->va = ALIGN_DOWN(va, 1UL << shift);
+	victim->pfn = pfn;
+	victim->ptep = ptep;
+	victim->asid = asid;
+	victim->shift = shift;
+	victim->flags = flags | TLBE_VALID;
+	victim->stamp = ++tlb->clock;
+	tlb->nvalid++;
+	gran_ref(victim, 1);
+	return victim;
+}
+
+void hw_tlb_inval(struct hw_tlb *tlb, int asid, u64 start, u64 end)
+{
+	if (!tlb->nvalid)
+		return;
+	/* Small ranges probe the sets a page at a time, large ones sweep. */
+	if (asid >= 0 && (end - start) >> PAGE_SHIFT <= 32) {
+		for (u64 va = start; va < end; va += PAGE_SIZE) {
+			struct tlb_entry *e;
+
+			while ((e = hw_tlb_lookup(tlb, (u16)asid, va)))
+				hw_tlb_drop(tlb, e);
+		}
+		return;
+	}
+	for (u32 i = 0; i < tlb->nsets * tlb->ways; i++) {
+		struct tlb_entry *e = &tlb->e[i];
+		u64 size = 1UL << e->shift;
+
+		if ((e->flags & TLBE_VALID) && (asid < 0 || e->asid == asid) &&
+		    e->va < end && e->va + size > start)
+			hw_tlb_drop(tlb, e);
+	}
+}
+
+void hw_tlb_inval_all(struct hw_tlb *tlb, int asid)
+{
+	hw_tlb_inval(tlb, asid, 0, ~0ULL);
+}
+
+void hw_tlb_for_each(struct hw_tlb *tlb,
+		     void (*fn)(struct tlb_entry *e, void *arg), void *arg)
+{
+	if (!tlb->nvalid)
+		return;
+	for (u32 i = 0; i < tlb->nsets * tlb->ways; i++)
+		if (tlb->e[i].flags & TLBE_VALID)
+			fn(&tlb->e[i], arg);
+}
+
+void hw_tlb_check_freed(u64 pfn, u64 nr)
+{
+	bool maybe = false;
+
+	if (!gran_refs)
+		return;
+	for (u64 g = pfn >> 4; g <= (pfn + nr - 1) >> 4 && g < gran_nr; g++)
+		if (gran_refs[g])
+			maybe = true;
+	if (!maybe)
+		return;
+	for (int c = 0; c < hw_machine.nr_cpus; c++) {
+		struct hw_tlb *tlb = &hw_machine.cpu[c].tlb;
+
+		if (!tlb->nvalid)
+			continue;
+		for (u32 i = 0; i < tlb->nsets * tlb->ways; i++) {
+			struct tlb_entry *e = &tlb->e[i];
+			u64 n = 1UL << (e->shift - PAGE_SHIFT);
+
+			if ((e->flags & TLBE_VALID) && !hw_machine.asid_retired[e->asid] &&
+			    e->pfn < pfn + nr &&
+			    e->pfn + n > pfn)
+				hw_violation(VIOL_FREED_FRAME,
+					     "cpu%d asid %u va %#llx still maps freed pfn %#llx",
+					     c, e->asid, (unsigned long long)e->va,
+					     (unsigned long long)pfn);
+		}
+	}
+}

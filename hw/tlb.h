@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One CPU's TLB: set-associative, finite, with entries of 4 KiB, 64 KiB
+ * (a contiguous block) or 2 MiB (a PMD block). A 64 KiB block filling one
+ * entry instead of sixteen is where contpte's benefit comes from.
+ */
+#ifndef PTELAB_HW_TLB_H
+#define PTELAB_HW_TLB_H
+
+#include "hw/types.h"
+
+#define TLBE_VALID 0x1
+#define TLBE_W 0x2   /* writes need no descriptor update (cached dirty) */
+#define TLBE_DBM 0x4 /* writes allowed after a hardware dirty update */
+
+struct tlb_entry {
+	u64 va;    /* base, aligned to 1 << shift */
+	u64 pfn;   /* base frame */
+	u64 *ptep; /* descriptor the walk read */
+	u32 stamp; /* for LRU within the set */
+	u16 asid;
+	u8 shift;
+	u8 flags;
+};
+
+struct hw_tlb {
+	struct tlb_entry *e;
+	u32 nsets, ways;
+	u32 nvalid;
+	u32 clock;
+};
+
+int hw_tlb_init(struct hw_tlb *tlb, u32 entries, u32 ways);
+void hw_tlb_exit(struct hw_tlb *tlb);
+
+static inline bool tlbe_covers(const struct tlb_entry *e, u16 asid, u64 va)
+{
+	return (e->flags & TLBE_VALID) && e->asid == asid &&
+	       (va >> e->shift) == (e->va >> e->shift);
+}
+
+/* Entry translating va in asid, or NULL. Tries each page size in turn. */
+struct tlb_entry *hw_tlb_lookup(struct hw_tlb *tlb, u16 asid, u64 va);
+/* Insert; returns the entry. Conflicts are checked by the caller. */
+struct tlb_entry *hw_tlb_fill(struct hw_tlb *tlb, u16 asid, u64 va, u8 shift,
+			      u64 pfn, u8 flags, u64 *ptep);
+void hw_tlb_drop(struct hw_tlb *tlb, struct tlb_entry *e);
+
+/* Invalidate entries of asid overlapping [start, end); asid < 0: any. */
+void hw_tlb_inval(struct hw_tlb *tlb, int asid, u64 start, u64 end);
+void hw_tlb_inval_all(struct hw_tlb *tlb, int asid);
+
+/* Call fn on every valid entry (invariant sweeps). */
+void hw_tlb_for_each(struct hw_tlb *tlb,
+		     void (*fn)(struct tlb_entry *e, void *arg), void *arg);
+
+/* Checks no TLB of any CPU still maps a frame that was just freed. */
+void hw_tlb_check_freed(u64 pfn, u64 nr);
+
+#endif

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Invariants over everything mm/ knows: every mapcount equals the number
+ * of entries mapping the page, every mapped folio holds at least one
+ * reference per mapping, nothing leaks; plus the hardware-level sweeps.
+ */
+#include <stdlib.h>
+
+#include "hw/cpu.h"
+#include "hw/invariants.h"
+#include "mm/mm.h"
+
+static void count_table(u64 *table, int level, int *maps, int *pmd_maps)
+{
+	const struct hw_mmu_fmt *fmt = arch->fmt;
+
+	for (int i = 0; i < PTRS_PER_PTE; i++) {
+		u64 d = table[i];
+
+		if (level < 3 && fmt->desc_table(d, level))
+			count_table(fmt->table_addr(d), level + 1, maps, pmd_maps);
+		else if (level == 2 && fmt->desc_leaf(d, 2))
+			pmd_maps[fmt->desc_pfn(d)]++;
+		else if (level == 3 && d && fmt->desc_pfn(d) < max_pfn)
+			maps[fmt->desc_pfn(d)]++;
+	}
+}
+
+void mm_check_invariants(struct mm_struct *mm)
+{
+	int *maps = calloc(max_pfn, sizeof(int));
+	int *pmd_maps = calloc(max_pfn, sizeof(int));
+	int reported = 0;
+
+	if (!maps || !pmd_maps)
+		goto out;
+	if (mm)
+		count_table(mm->pgd, 0, maps, pmd_maps);
+	for (u64 pfn = 0; pfn < max_pfn;) {
+		struct page *p = &mem_map[pfn];
+		u64 nr = 1UL << p->order;
+
+		if (p->flags & (1UL << PG_buddy)) {
+			pfn += nr;
+			continue;
+		}
+		struct folio *folio = (struct folio *)p;
+		long total = pmd_maps[pfn];
+		for (u64 i = 0; i < nr; i++) {
+			struct page *sub = &mem_map[pfn + i];
+
+			total += maps[pfn + i];
+			if (sub->_mapcount + 1 != maps[pfn + i] && reported++ < 4)
+				hw_violation(VIOL_MAPCOUNT, "pfn %#llx mapcount %d but %d PTEs map it",
+					     (unsigned long long)(pfn + i), sub->_mapcount + 1,
+					     maps[pfn + i]);
+		}
+		if (folio_test_large(folio) && folio_mapcount(folio) != total && reported++ < 4)
+			hw_violation(VIOL_MAPCOUNT, "folio %#llx mapcount %d but %ld mappings",
+				     (unsigned long long)pfn, folio_mapcount(folio), total);
+		if (folio_ref_count(folio) < total && reported++ < 4)
+			hw_violation(VIOL_REFCOUNT, "folio %#llx refcount %d below %ld mappings",
+				     (unsigned long long)pfn, folio_ref_count(folio), total);
+		if (total == 0 && folio_ref_count(folio) > 0 && !folio->page.mapping &&
+		    reported++ < 4)
+			hw_violation(VIOL_REFCOUNT, "anon folio %#llx unmapped but holds %d refs",
+				     (unsigned long long)pfn, folio_ref_count(folio));
+		pfn += nr;
+	}
+	if (mm)
+		oracle_sweep(mm->pgd);
+	hw_check_tlbs();
+out:
+	free(maps);
+	free(pmd_maps);
+}
+
+void mm_check_all_freed(void)
+{
+	if (nr_free_pages() != max_pfn)
+		hw_violation(VIOL_REFCOUNT, "%llu pages never returned to the allocator",
+			     (unsigned long long)(max_pfn - nr_free_pages()));
+}

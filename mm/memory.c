@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Faults and zapping (mm/memory.c): anonymous faults mapping whole mTHP
+ * folios with set_ptes(), folio_pte_batch(), and zap_pte_range() either
+ * batched per folio (S5) or one PTE at a time (--without zap-batch).
+ */
+#include "arch/switches.h"
+#include "hw/cpu.h"
+#include "mm/mm.h"
+
+static inline unsigned long pmd_addr_end(unsigned long addr, unsigned long end)
+{
+	unsigned long boundary = (addr + SZ_2M) & ~(SZ_2M - 1);
+
+	return boundary - 1 < end - 1 ? boundary : end;
+}
+
+static bool pte_range_none(pte_t *ptep, int nr)
+{
+	for (int i = 0; i < nr; i++)
+		if (!pte_none(ptep_get(ptep + i)))
+			return false;
+	return true;
+}
+
+/* The largest enabled folio order that fits here: mTHP size or order 0. */
+static int anon_fault_order(struct vm_area_struct *vma, unsigned long addr,
+			    pte_t *ptep)
+{
+	int order = vma->folio_order;
+
+	if (order > 0 && order < PMD_ORDER + 1) {
+		unsigned long size = PAGE_SIZE << order;
+		unsigned long start = ALIGN_DOWN(addr, size);
+		pte_t *first = ptep - ((addr - start) >> PAGE_SHIFT);
+
+		if (start >= vma->vm_start && start + size <= vma->vm_end &&
+		    pte_range_none(first, 1 << order))
+			return order;
+	}
+	return 0;
+}
+
+static int do_anonymous_page(struct vm_area_struct *vma, unsigned long addr,
+			     u64 *pmdp)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	pte_t *ptep = pte_offset_map_lock(mm, pmdp, addr);
+	int order = anon_fault_order(vma, addr, ptep);
+	int nr = 1 << order;
+	struct folio *folio;
+	pte_t entry;
+
+	ptep -= (addr - ALIGN_DOWN(addr, PAGE_SIZE << order)) >> PAGE_SHIFT;
+	addr = ALIGN_DOWN(addr, PAGE_SIZE << order);
+	folio = folio_alloc(order);
+	if (!folio) {
+		pte_unmap_unlock(ptep);
+		return -1;
+	}
+	/* one reference per mapping PTE */
+	if (nr > 1)
+		folio_ref_add(folio, nr - 1);
+	mm->rss += nr;
+	folio_add_new_anon_rmap(folio, vma, addr);
+	folio_add_lru(folio);
+	entry = pte_mkyoung(pfn_pte(folio_pfn(folio), vma->vm_page_prot));
+	if (vma->vm_flags & VM_WRITE)
+		entry = pte_mkwrite(pte_mkdirty(entry));
+	set_ptes(mm, addr, ptep, entry, nr);
+	pte_unmap_unlock(ptep);
+	return 0;
+}
+
+/* A 2 MiB folio mapped by one PMD entry. */
+static int do_huge_pmd_anonymous_page(struct vm_area_struct *vma,
+				      unsigned long addr, u64 *pmdp)
+{
+	struct folio *folio = folio_alloc(PMD_ORDER);
+	pte_t entry;
+
+	if (!folio)
+		return -1;
+	hw_count(EV_lock_acquire, 1);
+	folio_add_new_anon_rmap(folio, vma, ALIGN_DOWN(addr, SZ_2M));
+	/* PMD-mapped: the folio is mapped once as a whole, by one reference */
+	for (int i = 0; i < (1 << PMD_ORDER); i++)
+		folio_page(folio, i)->_mapcount = -1;
+	folio->page._nr_pages_mapped = 0;
+	folio->page._large_mapcount = 0;
+	folio_add_lru(folio);
+	vma->vm_mm->rss += 1 << PMD_ORDER;
+	entry = pte_mkyoung(pfn_pte(folio_pfn(folio), vma->vm_page_prot));
+	if (vma->vm_flags & VM_WRITE)
+		entry = pte_mkwrite(pte_mkdirty(entry));
+	hw_count(EV_pte_write, 1);
+	__atomic_store_n(pmdp, arch->mk_pmd_leaf(folio_pfn(folio), pte_pgprot(entry)),
+			 __ATOMIC_RELAXED);
+	return 0;
+}
+
+int handle_mm_fault(struct vm_area_struct *vma, unsigned long addr,
+		    unsigned int flags)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	u64 *pmdp = pmd_alloc_walk(mm, addr);
+	pte_t *ptep, entry;
+	bool write = flags & FAULT_FLAG_WRITE;
+
+	hw_count(EV_fault, 1);
+	if (!pmdp)
+		return -1;
+	if (!*pmdp && vma->pmd_mappable && vma->folio_order == PMD_ORDER &&
+	    ALIGN_DOWN(addr, SZ_2M) >= vma->vm_start &&
+	    ALIGN_DOWN(addr, SZ_2M) + SZ_2M <= vma->vm_end)
+		return do_huge_pmd_anonymous_page(vma, addr, pmdp);
+	if (*pmdp && !arch->fmt->desc_table(*pmdp, 2))
+		return 0; /* PMD leaf: hardware manages its A/D bits here */
+	if (!pte_alloc_map(mm, pmdp))
+		return -1;
+	ptep = pte_offset_map_lock(mm, pmdp, addr);
+	entry = ptep_get(ptep);
+	if (pte_none(entry)) {
+		pte_unmap_unlock(ptep);
+		return do_anonymous_page(vma, addr, pmdp);
+	}
+	/* Present: the access flag or dirty state needs setting in software. */
+	entry = pte_mkyoung(entry);
+	if (write) {
+		if (!(vma->vm_flags & VM_WRITE)) {
+			pte_unmap_unlock(ptep);
+			return -1;
+		}
+		entry = pte_mkdirty(pte_mkwrite(entry));
+	}
+	ptep_set_access_flags(vma, addr, ptep, entry, write);
+	pte_unmap_unlock(ptep);
+	return 0;
+}
+
+int access_user(struct hw_cpu *cpu, struct mm_struct *mm, unsigned long addr,
+		bool write)
+{
+	for (int tries = 0; tries < 4; tries++) {
+		struct vm_area_struct *vma;
+
+		if (hw_access(cpu, addr, write) == HW_OK)
+			return 0;
+		vma = find_vma(mm, addr);
+		if (!vma || (write && !(vma->vm_flags & VM_WRITE)))
+			return -1; /* SIGSEGV */
+		if (handle_mm_fault(vma, addr, write ? FAULT_FLAG_WRITE : 0))
+			return -1;
+	}
+	return -1;
+}
+
+/*
+ * How many PTEs from start_ptep map consecutive pages of folio with the
+ * same bits, ignoring young (and dirty with FPB_IGNORE_DIRTY) and write.
+ * pte_batch_hint() lets a contiguous block be judged by one read.
+ */
+int folio_pte_batch(struct folio *folio, unsigned long addr, pte_t *start_ptep,
+		    pte_t pte, int max_nr, fpb_t flags, bool *any_writable,
+		    bool *any_young, bool *any_dirty)
+{
+	u64 folio_end_pfn = folio_pfn(folio) + folio_nr_pages(folio);
+	pte_t *end_ptep = start_ptep + max_nr, *ptep;
+	pte_t expected;
+	int nr;
+
+	(void)addr;
+	if (any_writable)
+		*any_writable = pte_write(pte);
+	if (any_young)
+		*any_young = pte_young(pte);
+	if (any_dirty)
+		*any_dirty = pte_dirty(pte);
+
+#define CLEAR_IGNORED(p) \
+	pte_wrprotect(pte_mkold((flags & FPB_IGNORE_DIRTY) ? pte_mkclean(p) : (p)))
+
+	nr = pte_batch_hint(start_ptep, pte);
+	expected = CLEAR_IGNORED(pte_advance_pfn(pte, nr));
+	ptep = start_ptep + nr;
+	while (ptep < end_ptep) {
+		pte = ptep_get(ptep);
+		if (any_writable)
+			*any_writable |= pte_write(pte);
+		if (any_young)
+			*any_young |= pte_young(pte);
+		if (any_dirty)
+			*any_dirty |= pte_dirty(pte);
+		if (!pte_same(CLEAR_IGNORED(pte), expected))
+			break;
+		/* the next pfn may belong to another folio */
+		if (pte_pfn(pte) >= folio_end_pfn)
+			break;
+		nr = pte_batch_hint(ptep, pte);
+		expected = pte_advance_pfn(expected, nr);
+		ptep += nr;
+	}
+#undef CLEAR_IGNORED
+	return (int)min(ptep - start_ptep, (long)max_nr);
+}
+
+static void zap_present_folio_ptes(struct mmu_gather *tlb,
+				   struct vm_area_struct *vma,
+				   struct folio *folio, struct page *page,
+				   pte_t *ptep, int nr, unsigned long addr,
+				   bool *force_flush, bool *force_break)
+{
+	struct mm_struct *mm = vma->vm_mm;
+
+	if (!folio_test_anon(folio) || !lab_sw.zap_batch) {
+		/* file folios (and the per-PTE kernel): gather young/dirty */
+		pte_t ptent = nr == 1 ? ptep_get_and_clear_full(mm, addr, ptep, tlb->fullmm)
+				      : get_and_clear_full_ptes(mm, addr, ptep, nr, tlb->fullmm);
+
+		if (!folio_test_anon(folio)) {
+			if (pte_dirty(ptent))
+				folio_set_dirty(folio);
+			if (pte_young(ptent))
+				folio_set_referenced(folio);
+		}
+	} else {
+		/* anonymous memory about to be freed: young/dirty are moot */
+		clear_full_ptes(mm, addr, ptep, nr, tlb->fullmm);
+	}
+	mm->rss -= nr;
+	tlb_remove_tlb_entries(tlb, addr, nr);
+	folio_remove_rmap_ptes(folio, page, nr, vma);
+	if (__tlb_remove_folio_pages(tlb, page, nr, false)) {
+		*force_flush = true;
+		*force_break = true;
+	}
+}
+
+static int zap_present_ptes(struct mmu_gather *tlb, struct vm_area_struct *vma,
+			    pte_t *ptep, pte_t ptent, int max_nr,
+			    unsigned long addr, bool *force_flush,
+			    bool *force_break)
+{
+	struct page *page = pfn_to_page(pte_pfn(ptent));
+	struct folio *folio = page_folio(page);
+	int nr = 1;
+
+	if (folio_test_large(folio) && max_nr != 1 && lab_sw.zap_batch)
+		nr = folio_pte_batch(folio, addr, ptep, ptent, max_nr,
+				     FPB_IGNORE_DIRTY | FPB_IGNORE_SOFT_DIRTY,
+				     NULL, NULL, NULL);
+	zap_present_folio_ptes(tlb, vma, folio, page, ptep, nr, addr,
+			       force_flush, force_break);
+	return nr;
+}
+
+unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
+			    u64 *pmdp, unsigned long addr, unsigned long end)
+{
+	bool force_flush = false, force_break = false;
+	pte_t *start_pte, *ptep;
+	int nr;
+
+retry:
+	start_pte = ptep = pte_offset_map_lock(vma->vm_mm, pmdp, addr);
+	if (!ptep)
+		return end;
+	do {
+		pte_t ptent = ptep_get(ptep);
+		int max_nr = (int)((end - addr) / PAGE_SIZE);
+
+		nr = 1;
+		if (pte_none(ptent))
+			continue;
+		if (pte_present(ptent))
+			nr = zap_present_ptes(tlb, vma, ptep, ptent, max_nr, addr,
+					      &force_flush, &force_break);
+		if (force_break) {
+			addr += (unsigned long)nr * PAGE_SIZE;
+			break;
+		}
+	} while (ptep += nr, addr += PAGE_SIZE * (unsigned long)nr, addr != end);
+
+	/* flush before dropping the PTL, then free what was gathered */
+	if (force_flush)
+		tlb_flush_mmu_tlbonly(tlb);
+	pte_unmap_unlock(start_pte);
+	if (force_flush) {
+		tlb_flush_mmu(tlb);
+		force_flush = force_break = false;
+	}
+	if (addr != end)
+		goto retry;
+	return addr;
+}
+
+/* A PMD-mapped folio goes in one step: one rmap call, one reference. */
+static void zap_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma,
+			 u64 *pmdp, unsigned long addr)
+{
+	u64 pmd;
+	struct folio *folio;
+
+	hw_count(EV_lock_acquire, 1);
+	hw_count(EV_pte_atomic, 1);
+	pmd = __atomic_exchange_n(pmdp, 0, __ATOMIC_RELAXED);
+	folio = pfn_folio(arch->fmt->desc_pfn(pmd));
+	tlb->start = min(tlb->start, addr);
+	tlb->end = max(tlb->end, addr + SZ_2M);
+	tlb->cleared_pmds = true;
+	hw_count(EV_rmap_call, 1);
+	hw_count(EV_mapcount_atomic, 1);
+	folio->page._large_mapcount--;
+	vma->vm_mm->rss -= 1 << PMD_ORDER;
+	if (__tlb_remove_page(tlb, &folio->page, false))
+		tlb_flush_mmu(tlb);
+}
+
+void unmap_vmas(struct mmu_gather *tlb, struct vm_area_struct *vma,
+		unsigned long start, unsigned long end)
+{
+	start = max(start, vma->vm_start);
+	end = min(end, vma->vm_end);
+	for (unsigned long addr = start, next; addr < end; addr = next) {
+		u64 *pmdp = pmd_walk(vma->vm_mm, addr);
+
+		next = pmd_addr_end(addr, end);
+		if (!pmdp || !*pmdp)
+			continue;
+		if (!arch->fmt->desc_table(*pmdp, 2)) {
+			zap_huge_pmd(tlb, vma, pmdp, addr);
+			continue;
+		}
+		zap_pte_range(tlb, vma, pmdp, addr, next);
+	}
+}

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Address spaces: mm_struct, ASIDs, the VMA list. */
+#include <stdlib.h>
+
+#include "hw/cpu.h"
+#include "hw/pgtable_mem.h"
+#include "mm/mm.h"
+
+static u32 next_asid = 1;
+
+/*
+ * ASIDs are handed out in order; when they run out every TLB is flushed
+ * and numbering restarts, as the arm64 ASID allocator's rollover does.
+ */
+static u16 asid_alloc(void)
+{
+	if (next_asid >= HW_NR_ASIDS) {
+		for (int c = 0; c < hw_machine.nr_cpus; c++)
+			hw_tlb_inval_all(&hw_machine.cpu[c].tlb, -1);
+		next_asid = 1;
+	}
+	return (u16)next_asid++;
+}
+
+struct mm_struct *mm_alloc(void)
+{
+	struct mm_struct *mm = calloc(1, sizeof(*mm));
+
+	if (!mm)
+		return NULL;
+	mm->pgd = hw_pt_alloc(0);
+	if (!mm->pgd) {
+		free(mm);
+		return NULL;
+	}
+	mm->context.asid = asid_alloc();
+	hw_machine.asid_root[mm->context.asid] = mm->pgd;
+	hw_machine.asid_retired[mm->context.asid] = false;
+	return mm;
+}
+
+void switch_mm(struct hw_cpu *cpu, struct mm_struct *mm)
+{
+	hw_cpu_switch_mm(cpu, mm->pgd, mm->context.asid);
+	mm->cpumask |= 1ULL << cpu->id;
+}
+
+/* exit_mmap: tear everything down with the fullmm gather. */
+void mmput(struct mm_struct *mm)
+{
+	struct mmu_gather tlb;
+
+	mm->fullmm_teardown = true;
+	hw_machine.asid_retired[mm->context.asid] = true;
+	tlb_gather_mmu_fullmm(&tlb, mm);
+	for (struct vm_area_struct *vma = mm->mmap; vma; vma = vma->vm_next)
+		unmap_vmas(&tlb, vma, vma->vm_start, vma->vm_end);
+	free_pgtables(&tlb, mm, 0, ~0UL);
+	tlb_finish_mmu(&tlb);
+	while (mm->mmap) {
+		struct vm_area_struct *vma = mm->mmap;
+
+		mm->mmap = vma->vm_next;
+		free(vma);
+	}
+	for (int c = 0; c < hw_machine.nr_cpus; c++)
+		if (hw_machine.cpu[c].ttbr == mm->pgd)
+			hw_cpu_switch_mm(&hw_machine.cpu[c], NULL, 0);
+	hw_machine.asid_root[mm->context.asid] = NULL;
+	hw_pt_free(mm->pgd);
+	free(mm);
+}
+
+struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr)
+{
+	for (struct vm_area_struct *vma = mm->mmap; vma; vma = vma->vm_next)
+		if (addr < vma->vm_end)
+			return addr >= vma->vm_start ? vma : NULL;
+	return NULL;
+}
+
+struct vm_area_struct *mmap_anon(struct mm_struct *mm, unsigned long addr,
+				 unsigned long len, unsigned long vm_flags,
+				 int folio_order, bool pmd_mappable)
+{
+	struct vm_area_struct *vma, **link = &mm->mmap;
+
+	if (!len || (addr | len) & ~PAGE_MASK)
+		return NULL;
+	while (*link && (*link)->vm_end <= addr)
+		link = &(*link)->vm_next;
+	if (*link && (*link)->vm_start < addr + len)
+		return NULL; /* overlaps */
+	vma = calloc(1, sizeof(*vma));
+	if (!vma)
+		return NULL;
+	vma->vm_start = addr;
+	vma->vm_end = addr + len;
+	vma->vm_mm = mm;
+	vma->vm_flags = vm_flags;
+	vma->vm_page_prot = arch->vm_get_page_prot(vm_flags);
+	vma->folio_order = folio_order;
+	vma->pmd_mappable = pmd_mappable;
+	vma->vm_next = *link;
+	*link = vma;
+	mm->nr_vmas++;
+	return vma;
+}

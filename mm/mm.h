@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Core-mm entry points: address spaces, faults, zap, munmap. */
+#ifndef PTELAB_MM_MM_H
+#define PTELAB_MM_MM_H
+
+#include "arch/pgtable.h"
+#include "mm/mm_types.h"
+#include "mm/mmu_gather.h"
+#include "mm/page.h"
+
+struct hw_cpu;
+
+/* mm_struct lifetime and ASIDs */
+struct mm_struct *mm_alloc(void);
+void mmput(struct mm_struct *mm); /* exit_mmap + free */
+void switch_mm(struct hw_cpu *cpu, struct mm_struct *mm);
+
+/* VMAs */
+struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
+struct vm_area_struct *mmap_anon(struct mm_struct *mm, unsigned long addr,
+				 unsigned long len, unsigned long vm_flags,
+				 int folio_order, bool pmd_mappable);
+int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len);
+
+/* page tables */
+u64 *pmd_alloc_walk(struct mm_struct *mm, unsigned long addr);
+u64 *pmd_walk(struct mm_struct *mm, unsigned long addr);
+pte_t *pte_alloc_map(struct mm_struct *mm, u64 *pmdp);
+pte_t *pte_offset_map_lock(struct mm_struct *mm, u64 *pmdp, unsigned long addr);
+void pte_unmap_unlock(pte_t *ptep);
+pte_t *pte_offset_map(u64 *pmdp, unsigned long addr);
+void free_pgtables(struct mmu_gather *tlb, struct mm_struct *mm,
+		   unsigned long floor, unsigned long ceiling);
+
+/* faults */
+#define FAULT_FLAG_WRITE 0x1
+int handle_mm_fault(struct vm_area_struct *vma, unsigned long addr,
+		    unsigned int flags);
+/* One simulated load/store by a CPU, faulting memory in as needed. */
+int access_user(struct hw_cpu *cpu, struct mm_struct *mm, unsigned long addr,
+		bool write);
+
+/* batching */
+typedef int fpb_t;
+#define FPB_IGNORE_DIRTY 0x1
+#define FPB_IGNORE_SOFT_DIRTY 0x2
+int folio_pte_batch(struct folio *folio, unsigned long addr, pte_t *start_ptep,
+		    pte_t pte, int max_nr, fpb_t flags, bool *any_writable,
+		    bool *any_young, bool *any_dirty);
+
+/* zap */
+void unmap_vmas(struct mmu_gather *tlb, struct vm_area_struct *vma,
+		unsigned long start, unsigned long end);
+unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
+			    u64 *pmdp, unsigned long addr, unsigned long end);
+
+/* rmap */
+void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
+			     unsigned long address);
+void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
+			    struct vm_area_struct *vma);
+#define folio_remove_rmap_pte(folio, page, vma) \
+	folio_remove_rmap_ptes(folio, page, 1, vma)
+
+/* freeing and the LRU */
+void folios_put_refs_one(struct folio *folio, int refs);
+void folio_add_lru(struct folio *folio);
+void lru_del_folio(struct folio *folio);
+void free_pages_and_swap_cache(struct encoded_page **pages, int nr);
+
+/* invariants over everything mm knows */
+void mm_check_invariants(struct mm_struct *mm);
+void mm_check_all_freed(void);
+
+#endif

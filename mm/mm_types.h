@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * struct mm_struct and struct vm_area_struct, with the kernel's field
+ * names for the fields arch code (and a kernel's contpte.c) looks at.
+ */
+#ifndef PTELAB_MM_MM_TYPES_H
+#define PTELAB_MM_MM_TYPES_H
+
+#include "arch/pte_types.h"
+
+struct address_space;
+struct vm_area_struct;
+
+typedef struct {
+	u16 asid;
+} mm_context_t;
+
+struct mm_struct {
+	u64 *pgd;
+	mm_context_t context;
+	struct vm_area_struct *mmap;   /* VMAs sorted by address */
+	u64 cpumask;                   /* CPUs that ran this mm (x86 IPIs) */
+	long rss;                      /* pages mapped */
+	long pgtables_bytes;
+	int nr_vmas;
+	bool fullmm_teardown;          /* exit_mmap in progress */
+};
+
+#define VM_READ 0x1UL
+#define VM_WRITE 0x2UL
+#define VM_EXEC 0x4UL
+#define VM_SHARED 0x8UL
+#define VM_LOCKED 0x2000UL
+
+struct vm_area_struct {
+	unsigned long vm_start, vm_end;
+	struct mm_struct *vm_mm;
+	pgprot_t vm_page_prot;
+	unsigned long vm_flags;
+	struct vm_area_struct *vm_next;
+	struct address_space *vm_file_mapping; /* NULL: anonymous */
+	unsigned long vm_pgoff;
+	int folio_order;                       /* mTHP size for faults */
+	bool pmd_mappable;                     /* 2M folios may be PMD-mapped */
+};
+
+#endif

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* munmap: split VMAs at the edges, zap, free tables, flush (unmap_region). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mm/mm.h"
+
+static struct vm_area_struct *split_vma(struct vm_area_struct *vma,
+					unsigned long addr)
+{
+	struct vm_area_struct *new = malloc(sizeof(*new));
+
+	if (!new)
+		return NULL;
+	memcpy(new, vma, sizeof(*new));
+	new->vm_start = addr;
+	new->vm_pgoff += (addr - vma->vm_start) >> PAGE_SHIFT;
+	vma->vm_end = addr;
+	vma->vm_next = new;
+	vma->vm_mm->nr_vmas++;
+	return new;
+}
+
+int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
+{
+	unsigned long end = start + len;
+	struct vm_area_struct **link = &mm->mmap, *prev = NULL, *vma;
+	struct mmu_gather tlb;
+
+	if ((start | len) & ~PAGE_MASK || !len || end < start)
+		return -1;
+	while (*link && (*link)->vm_end <= start) {
+		prev = *link;
+		link = &(*link)->vm_next;
+	}
+	if (!*link || (*link)->vm_start >= end)
+		return 0;
+	if ((*link)->vm_start < start) {
+		if (!split_vma(*link, start))
+			return -1;
+		prev = *link;
+		link = &(*link)->vm_next;
+	}
+	struct vm_area_struct *last = *link;
+	while (last->vm_next && last->vm_next->vm_start < end)
+		last = last->vm_next;
+	if (last->vm_end > end && !split_vma(last, end))
+		return -1;
+
+	tlb_gather_mmu(&tlb, mm);
+	for (vma = *link; vma && vma->vm_start < end; vma = vma->vm_next)
+		unmap_vmas(&tlb, vma, start, end);
+	struct vm_area_struct *next = vma;
+	free_pgtables(&tlb, mm, prev ? prev->vm_end : 0, next ? next->vm_start : ~0UL);
+	tlb_finish_mmu(&tlb);
+
+	for (vma = *link; vma != next;) {
+		struct vm_area_struct *n = vma->vm_next;
+
+		free(vma);
+		mm->nr_vmas--;
+		vma = n;
+	}
+	*link = next;
+	return 0;
+}

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdlib.h>
+
+#include "hw/pgtable_mem.h"
+#include "mm/mm.h"
+
+static inline struct encoded_page *encode_page(struct page *page, unsigned long flags)
+{
+	return (struct encoded_page *)((uintptr_t)page | flags);
+}
+
+static inline struct encoded_page *encode_nr_pages(unsigned long nr)
+{
+	return (struct encoded_page *)(nr << 2);
+}
+
+static void __tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm,
+			     bool fullmm)
+{
+	*tlb = (struct mmu_gather){ .mm = mm, .fullmm = fullmm };
+	tlb->local.max = MMU_GATHER_BUNDLE;
+	tlb->active = &tlb->local;
+	tlb->start = fullmm ? 0 : ~0UL;
+	tlb->end = fullmm ? ~0UL : 0;
+}
+
+void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm)
+{
+	__tlb_gather_mmu(tlb, mm, false);
+}
+
+void tlb_gather_mmu_fullmm(struct mmu_gather *tlb, struct mm_struct *mm)
+{
+	__tlb_gather_mmu(tlb, mm, true);
+}
+
+static void __tlb_reset_range(struct mmu_gather *tlb)
+{
+	if (tlb->fullmm) {
+		tlb->start = tlb->end = ~0UL;
+	} else {
+		tlb->start = ~0UL;
+		tlb->end = 0;
+	}
+	tlb->freed_tables = tlb->cleared_ptes = tlb->cleared_pmds = false;
+}
+
+void tlb_remove_tlb_entries(struct mmu_gather *tlb, unsigned long address,
+			    unsigned int nr)
+{
+	tlb->start = min(tlb->start, address);
+	tlb->end = max(tlb->end, address + (unsigned long)nr * PAGE_SIZE);
+	tlb->cleared_ptes = true;
+}
+
+/* pte_free_tlb(): the walk cache for addr must go before the table does. */
+void tlb_remove_table(struct mmu_gather *tlb, u64 *table, unsigned long addr)
+{
+	if (tlb->nr_tables == tlb->max_tables) {
+		tlb->max_tables = tlb->max_tables ? 2 * tlb->max_tables : 64;
+		tlb->tables = realloc(tlb->tables, tlb->max_tables * sizeof(*tlb->tables));
+	}
+	tlb->tables[tlb->nr_tables++] = table;
+	tlb->freed_tables = true;
+	tlb->cleared_pmds = true;
+	if (!tlb->fullmm) {
+		tlb->start = min(tlb->start, addr);
+		tlb->end = max(tlb->end, addr + PAGE_SIZE);
+	}
+}
+
+void tlb_flush_mmu_tlbonly(struct mmu_gather *tlb)
+{
+	if (!tlb->end)
+		return;
+	arch->tlb_flush(tlb);
+	__tlb_reset_range(tlb);
+}
+
+static bool tlb_next_batch(struct mmu_gather *tlb)
+{
+	struct mmu_gather_batch *batch = tlb->active->next;
+
+	if (batch) {
+		tlb->active = batch;
+		return true;
+	}
+	if (tlb->batch_count == MAX_GATHER_BATCH_COUNT)
+		return false;
+	batch = malloc(PAGE_SIZE);
+	if (!batch)
+		return false;
+	tlb->batch_count++;
+	batch->next = NULL;
+	batch->nr = 0;
+	batch->max = MAX_GATHER_BATCH;
+	tlb->active->next = batch;
+	tlb->active = batch;
+	return true;
+}
+
+static void tlb_batch_pages_flush(struct mmu_gather *tlb)
+{
+	for (struct mmu_gather_batch *batch = &tlb->local; batch && batch->nr;
+	     batch = batch->next) {
+		free_pages_and_swap_cache(batch->encoded_pages, (int)batch->nr);
+		batch->nr = 0;
+	}
+	tlb->active = &tlb->local;
+}
+
+static void tlb_free_tables(struct mmu_gather *tlb)
+{
+	for (unsigned int i = 0; i < tlb->nr_tables; i++)
+		hw_pt_free(tlb->tables[i]);
+	tlb->nr_tables = 0;
+}
+
+void tlb_flush_mmu(struct mmu_gather *tlb)
+{
+	hw_count(EV_gather_flush, 1);
+	tlb_flush_mmu_tlbonly(tlb);
+	tlb_free_tables(tlb);
+	tlb_batch_pages_flush(tlb);
+}
+
+void tlb_finish_mmu(struct mmu_gather *tlb)
+{
+	tlb_flush_mmu(tlb);
+	for (struct mmu_gather_batch *b = tlb->local.next, *n; b; b = n) {
+		n = b->next;
+		free(b);
+	}
+	free(tlb->tables);
+	tlb->tables = NULL;
+}
+
+/* Returns true when the gather is full and must be flushed now. */
+bool __tlb_remove_folio_pages(struct mmu_gather *tlb, struct page *page,
+			      unsigned int nr_pages, bool delay_rmap)
+{
+	struct mmu_gather_batch *batch = tlb->active;
+	unsigned long flags = delay_rmap ? ENCODED_PAGE_BIT_DELAY_RMAP : 0;
+
+	if (nr_pages == 1) {
+		batch->encoded_pages[batch->nr++] = encode_page(page, flags);
+	} else {
+		flags |= ENCODED_PAGE_BIT_NR_PAGES_NEXT;
+		batch->encoded_pages[batch->nr++] = encode_page(page, flags);
+		batch->encoded_pages[batch->nr++] = encode_nr_pages(nr_pages);
+	}
+	/* keep room for one more page + nr_pages pair */
+	if (batch->nr >= batch->max - 1) {
+		if (!tlb_next_batch(tlb))
+			return true;
+	}
+	return false;
+}
+
+bool __tlb_remove_page(struct mmu_gather *tlb, struct page *page, bool delay_rmap)
+{
+	return __tlb_remove_folio_pages(tlb, page, 1, delay_rmap);
+}

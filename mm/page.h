@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * struct page and struct folio. One struct page per simulated frame, kept
+ * at 56 bytes (the kernel's is 64). Folio-wide fields live in the head page;
+ * every page records the folio order so page_folio() is one mask.
+ */
+#ifndef PTELAB_MM_PAGE_H
+#define PTELAB_MM_PAGE_H
+
+#include "hw/events.h"
+#include "hw/types.h"
+
+enum pageflags {
+	PG_locked,
+	PG_referenced,
+	PG_uptodate,
+	PG_dirty,
+	PG_lru,
+	PG_active,
+	PG_workingset,
+	PG_anon,
+	PG_buddy,
+	PG_head,
+	PG_reclaim,
+	PG_unevictable,
+	PG_mlocked,
+	PG_swapbacked,
+	PG_writeback,
+	NR_PAGEFLAGS
+};
+
+#define NULL_PFN 0xffffffffU
+
+struct address_space;
+
+struct page {
+	unsigned long flags;
+	u32 lru_next, lru_prev;        /* LRU or buddy list links, by pfn */
+	struct address_space *mapping; /* page cache owner; NULL for anon */
+	unsigned long index;           /* offset in file or anon virtual page */
+	int _refcount;
+	int _mapcount;                 /* -1 based, as in the kernel */
+	int _large_mapcount;           /* head: -1 based sum over pages */
+	int _nr_pages_mapped;          /* head: pages with _mapcount >= 0 */
+	u8 order;
+	u8 gen;                        /* MGLRU generation (+1; 0 = none) */
+	u16 memcg_id;
+	u32 private_;
+};
+
+_Static_assert(sizeof(struct page) <= 64, "struct page must stay compact");
+
+struct folio {
+	struct page page;
+};
+
+extern struct page *mem_map;
+extern u64 max_pfn;
+
+static inline u64 page_to_pfn(const struct page *page)
+{
+	return (u64)(page - mem_map);
+}
+
+static inline struct page *pfn_to_page(u64 pfn)
+{
+	return &mem_map[pfn];
+}
+
+static inline struct folio *page_folio(struct page *page)
+{
+	u64 pfn = page_to_pfn(page);
+
+	return (struct folio *)&mem_map[pfn & ~((1UL << page->order) - 1)];
+}
+
+static inline struct folio *pfn_folio(u64 pfn)
+{
+	return page_folio(pfn_to_page(pfn));
+}
+
+static inline u64 folio_pfn(const struct folio *folio)
+{
+	return page_to_pfn(&folio->page);
+}
+
+static inline unsigned int folio_order(const struct folio *folio)
+{
+	return folio->page.order;
+}
+
+static inline long folio_nr_pages(const struct folio *folio)
+{
+	return 1L << folio->page.order;
+}
+
+static inline bool folio_test_large(const struct folio *folio)
+{
+	return folio->page.order > 0;
+}
+
+static inline struct page *folio_page(struct folio *folio, long n)
+{
+	return &folio->page + n;
+}
+
+#define FOLIO_FLAG_FUNCS(name, bit)                                            \
+	static inline bool folio_test_##name(const struct folio *f)           \
+	{                                                                      \
+		return f->page.flags & (1UL << (bit));                         \
+	}                                                                      \
+	static inline void folio_set_##name(struct folio *f)                  \
+	{                                                                      \
+		f->page.flags |= 1UL << (bit);                                 \
+	}                                                                      \
+	static inline void folio_clear_##name(struct folio *f)                \
+	{                                                                      \
+		f->page.flags &= ~(1UL << (bit));                              \
+	}
+
+FOLIO_FLAG_FUNCS(referenced, PG_referenced)
+FOLIO_FLAG_FUNCS(dirty, PG_dirty)
+FOLIO_FLAG_FUNCS(lru, PG_lru)
+FOLIO_FLAG_FUNCS(active, PG_active)
+FOLIO_FLAG_FUNCS(workingset, PG_workingset)
+FOLIO_FLAG_FUNCS(anon, PG_anon)
+FOLIO_FLAG_FUNCS(reclaim, PG_reclaim)
+FOLIO_FLAG_FUNCS(unevictable, PG_unevictable)
+FOLIO_FLAG_FUNCS(mlocked, PG_mlocked)
+FOLIO_FLAG_FUNCS(swapbacked, PG_swapbacked)
+FOLIO_FLAG_FUNCS(writeback, PG_writeback)
+FOLIO_FLAG_FUNCS(locked, PG_locked)
+
+/* Reference counting: every refcount RMW is a counted atomic. */
+static inline int folio_ref_count(const struct folio *folio)
+{
+	return folio->page._refcount;
+}
+
+static inline void folio_ref_add(struct folio *folio, int nr)
+{
+	hw_count(EV_folio_ref_atomic, 1);
+	folio->page._refcount += nr;
+}
+
+static inline void folio_get(struct folio *folio)
+{
+	folio_ref_add(folio, 1);
+}
+
+static inline bool folio_ref_sub_and_test(struct folio *folio, int nr)
+{
+	hw_count(EV_folio_ref_atomic, 1);
+	folio->page._refcount -= nr;
+	return folio->page._refcount == 0;
+}
+
+/* Mapcounts: page->_mapcount and the folio's total, -1 based. */
+static inline int folio_mapcount(const struct folio *folio)
+{
+	if (!folio_test_large(folio))
+		return folio->page._mapcount + 1;
+	return folio->page._large_mapcount + 1;
+}
+
+static inline bool folio_mapped(const struct folio *folio)
+{
+	return folio_mapcount(folio) > 0;
+}
+
+/* Page allocator (buddy): naturally aligned folios of order 0..9. */
+#define MAX_PAGE_ORDER 10
+#define PMD_ORDER 9
+
+int page_alloc_init(u64 nr_frames);
+void page_alloc_exit(void);
+struct folio *folio_alloc(unsigned int order);
+void free_folio(struct folio *folio); /* to the buddy allocator */
+u64 nr_free_pages(void);
+
+#endif

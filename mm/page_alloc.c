@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A buddy allocator over the simulated frames: naturally aligned blocks
+ * of order 0..MAX_PAGE_ORDER, split on allocation and merged on free.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/arm64/contpte.h"
+#include "hw/phys.h"
+#include "mm/page.h"
+
+struct page *mem_map;
+u64 max_pfn;
+
+static u32 free_head[MAX_PAGE_ORDER + 1];
+static u64 free_pages;
+
+static void list_add(unsigned int order, u64 pfn)
+{
+	struct page *p = &mem_map[pfn];
+
+	p->lru_prev = NULL_PFN;
+	p->lru_next = free_head[order];
+	if (free_head[order] != NULL_PFN)
+		mem_map[free_head[order]].lru_prev = (u32)pfn;
+	free_head[order] = (u32)pfn;
+	p->flags = 1UL << PG_buddy;
+	p->order = (u8)order;
+}
+
+static void list_del(unsigned int order, u64 pfn)
+{
+	struct page *p = &mem_map[pfn];
+
+	if (p->lru_prev != NULL_PFN)
+		mem_map[p->lru_prev].lru_next = p->lru_next;
+	else
+		free_head[order] = p->lru_next;
+	if (p->lru_next != NULL_PFN)
+		mem_map[p->lru_next].lru_prev = p->lru_prev;
+	p->flags = 0;
+}
+
+int page_alloc_init(u64 nr_frames)
+{
+	page_alloc_exit();
+	if (nr_frames >= NULL_PFN)
+		return -1;
+	mem_map = calloc(nr_frames, sizeof(*mem_map));
+	if (!mem_map)
+		return -1;
+	max_pfn = nr_frames;
+	for (int o = 0; o <= MAX_PAGE_ORDER; o++)
+		free_head[o] = NULL_PFN;
+	free_pages = 0;
+	/* Hand out low frames first: add the largest blocks high to low. */
+	u64 pfn = nr_frames;
+	while (pfn > 0) {
+		unsigned int o = MAX_PAGE_ORDER;
+
+		while (o && (pfn & ((1UL << o) - 1)))
+			o--;
+		pfn -= 1UL << o;
+		list_add(o, pfn);
+		free_pages += 1UL << o;
+	}
+	hw_frames_set_free(0, nr_frames, true);
+	return 0;
+}
+
+void page_alloc_exit(void)
+{
+	free(mem_map);
+	mem_map = NULL;
+	max_pfn = 0;
+}
+
+u64 nr_free_pages(void)
+{
+	return free_pages;
+}
+
+struct folio *folio_alloc(unsigned int order)
+{
+	unsigned int o = order;
+	u64 pfn;
+
+	while (o <= MAX_PAGE_ORDER && free_head[o] == NULL_PFN)
+		o++;
+	if (o > MAX_PAGE_ORDER)
+		return NULL;
+	pfn = free_head[o];
+	list_del(o, pfn);
+	while (o > order) {
+		o--;
+		list_add(o, pfn + (1UL << o));
+	}
+	free_pages -= 1UL << order;
+	for (u64 i = 0; i < (1UL << order); i++) {
+		struct page *p = &mem_map[pfn + i];
+
+		memset(p, 0, sizeof(*p));
+		p->order = (u8)order;
+		p->_mapcount = -1;
+		p->lru_next = p->lru_prev = NULL_PFN;
+	}
+	struct folio *folio = (struct folio *)&mem_map[pfn];
+	folio->page._refcount = 1;
+	folio->page._large_mapcount = -1;
+	if (order)
+		folio->page.flags |= 1UL << PG_head;
+	hw_frames_set_free(pfn, 1UL << order, false);
+	hw_count(EV_folio_alloc, 1);
+	return folio;
+}
+
+void free_folio(struct folio *folio)
+{
+	u64 pfn = folio_pfn(folio);
+	unsigned int order = folio_order(folio);
+
+	free_pages += 1UL << order;
+	hw_frames_set_free(pfn, 1UL << order, true);
+	hw_count(EV_folio_free, 1);
+	while (order < MAX_PAGE_ORDER) {
+		u64 buddy = pfn ^ (1UL << order);
+		struct page *b = &mem_map[buddy];
+
+		if (buddy >= max_pfn || !(b->flags & (1UL << PG_buddy)) || b->order != order)
+			break;
+		list_del(order, buddy);
+		pfn &= ~(1UL << order);
+		order++;
+	}
+	list_add(order, pfn);
+}
+
+/* arch code's view of folios (contpte folding needs the folio's span). */
+bool pfn_folio_span(u64 pfn, u64 *first_pfn, u64 *nr_pages)
+{
+	struct folio *folio;
+
+	if (pfn >= max_pfn || (mem_map[pfn].flags & (1UL << PG_buddy)))
+		return false;
+	folio = pfn_folio(pfn);
+	*first_pfn = folio_pfn(folio);
+	*nr_pages = folio_nr_pages(folio);
+	return true;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The experiments: each a small driver over mm/, run on a fresh machine. */
+#ifndef PTELAB_WORKLOADS_WORKLOAD_H
+#define PTELAB_WORKLOADS_WORKLOAD_H
+
+#include "hw/events.h"
+#include "hw/mmu.h"
+
+struct run_params {
+	const char *arch;       /* "arm64" or "x86" */
+	const char *impl;       /* contpte backend name */
+	u64 size;               /* bytes of memory the workload maps */
+	u64 folio_size;         /* mTHP size for faults */
+	bool pmd_mapped;        /* 2M folios mapped by a PMD entry */
+	int nr_cpus;
+	u64 seed;
+	enum hw_cont_policy policy;
+	u32 tlb_entries, tlb_ways;
+	bool tlbi_range;
+	bool hafdbs;
+};
+
+#define RUN_MAX_EXTRA 8
+
+struct run_result {
+	struct hw_counters setup;    /* events before the measured phase */
+	struct hw_counters measured; /* events of the measured phase */
+	u64 host_ns;
+	long peak_rss_kb;
+	/* workload-specific figures for the JSON "results" object */
+	int nr_extra;
+	const char *extra_name[RUN_MAX_EXTRA];
+	double extra_val[RUN_MAX_EXTRA];
+};
+
+struct workload {
+	const char *name;
+	const char *help;
+	const char *measured; /* what the measured phase is */
+	u64 default_size;
+	u64 default_folio_size;
+	/* returns 0, or -1 with a one-line reason in err */
+	int (*run)(const struct run_params *p, struct run_result *r, char *err,
+		   size_t errlen);
+};
+
+extern const struct workload *const workloads[];
+const struct workload *workload_by_name(const char *name);
+
+void run_result_add(struct run_result *r, const char *name, double v);
+
+/* Set up a fresh simulated machine and mm for a run; tear it down. */
+int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
+		      size_t errlen);
+void lab_machine_teardown(void);
+
+#endif
