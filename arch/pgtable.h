@@ -158,7 +158,9 @@ static inline int ptep_set_access_flags(struct vm_area_struct *vma,
 {
 	int changed = arch->ptep_set_access_flags(vma, addr, ptep, entry, dirty);
 
-	oracle_set(ptep, 1, pte_young(entry), pte_dirty(entry));
+	/* x86 leaves young to the hardware: track only what was written */
+	oracle_set(ptep, 1, pte_young(entry) && hw_cont_gather_young(&ptep->pte),
+		   pte_dirty(entry) && hw_cont_gather_dirty(&ptep->pte));
 	return changed;
 }
 

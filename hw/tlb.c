@@ -170,11 +170,10 @@ void hw_tlb_check_freed(u64 pfn, u64 nr)
 			continue;
 		for (u32 i = 0; i < tlb->nsets * tlb->ways; i++) {
 			struct tlb_entry *e = &tlb->e[i];
-			u64 n = 1UL << (e->shift - PAGE_SHIFT);
 
-			if ((e->flags & TLBE_VALID) && !hw_machine.asid_retired[e->asid] &&
-			    e->pfn < pfn + nr &&
-			    e->pfn + n > pfn)
+			if (!(e->flags & TLBE_VALID) || hw_machine.asid_retired[e->asid])
+				continue;
+			if (e->pfn < pfn + nr && e->pfn + (1UL << (e->shift - PAGE_SHIFT)) > pfn)
 				hw_violation(VIOL_FREED_FRAME,
 					     "cpu%d asid %u va %#llx still maps freed pfn %#llx",
 					     c, e->asid, (unsigned long long)e->va,

@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The ptelab command line: bad input, the JSON contract, the S5 claims."""
+import pytest
+
+BAD = [
+    (["run", "nosuch"], "unknown workload"),
+    (["run"], "needs a workload"),
+    (["run", "munmap", "--size", "12Q"], "malformed size"),
+    (["run", "munmap", "--size", "-5"], "malformed size"),
+    (["run", "munmap", "--folio-size", "48K"], "power of two"),
+    (["run", "munmap", "--folio-size", "4M"], "power of two"),
+    (["run", "munmap", "--size", "5000"], "multiple of 4K"),
+    (["run", "munmap", "--profile", "nosuch"], "unknown profile"),
+    (["run", "munmap", "--profile", "../x"], "bad profile name"),
+    (["run", "munmap", "--arch", "riscv"], "unknown arch"),
+    (["run", "munmap", "--impl", "linux-9.9"], "unknown impl"),
+    (["run", "munmap", "--without", "nosuch"], "unknown switch"),
+    (["run", "munmap", "--arch", "x86", "--profile", "arm64-generic"], "is for arm64"),
+    (["run", "munmap", "--pmd-mapped"], "needs --folio-size 2M"),
+    (["run", "munmap", "--cpus", "0"], "--cpus"),
+    (["run", "munmap", "--size"], "needs a value"),
+    (["run", "munmap", "--bogus", "1"], "unknown option"),
+    (["reproduce", "S99"], "unknown experiment"),
+    (["frobnicate"], "unknown command"),
+]
+
+
+@pytest.mark.parametrize("args,needle", BAD)
+def test_bad_input_one_clear_line(ptelab, args, needle):
+    p = ptelab(*args)
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1, p.stderr
+    assert lines[0].startswith("ptelab: error: ")
+    assert needle in lines[0]
+    assert p.stdout == ""
+
+
+def test_list(ptelab):
+    p = ptelab("list")
+    assert p.returncode == 0
+    for word in ("munmap", "xeon-silver-4210r", "arm64-generic", "zap-batch", "ref"):
+        assert word in p.stdout
+
+
+def _munmap(ptelab, *extra):
+    return ptelab("run", "munmap", "--arch", "arm64", "--size", "32M",
+                  "--folio-size", "64K", "--json", *extra, check_json=True)
+
+
+def test_json_contract(ptelab):
+    j = _munmap(ptelab)
+    for key in ("workload", "arch", "impl", "profile", "params", "events",
+                "modelled_ns", "host_ns", "invariants"):
+        assert key in j
+    assert j["workload"] == "munmap" and j["arch"] == "arm64" and j["impl"] == "ref"
+    assert j["invariants"] == {"ok": True, "counts": {}, "violations": []}
+    for name in ("pte_read", "pte_write", "pte_atomic", "tlbi_page", "tlbi_range",
+                 "tlbi_asid", "dsb", "tlb_hit", "tlb_miss", "ptw", "fold", "unfold",
+                 "folio_ref_atomic", "mapcount_atomic", "rmap_call", "lock_acquire",
+                 "lock_contended", "fault", "notifier_call"):
+        assert name in j["events"]
+    assert j["modelled_ns"] > 0
+
+
+def test_zap_batch_saves_16x(ptelab):
+    after = _munmap(ptelab)
+    before = _munmap(ptelab, "--without", "zap-batch")
+    ea, eb = after["events"], before["events"]
+    assert eb["rmap_call"] == 16 * ea["rmap_call"]
+    assert eb["folio_ref_atomic"] == 16 * ea["folio_ref_atomic"]
+    assert before["results"] == after["results"]  # same final state
+    assert before["invariants"]["ok"] and after["invariants"]["ok"]
+    assert before["modelled_ns"] > after["modelled_ns"]
+    assert before["params"]["without"] == ["zap-batch"]

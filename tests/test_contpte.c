@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Unit tests of the arm64 dispatchers and the reference contpte layer. */
+#include "tests/ktap.h"
+#include "tests/lab_test.h"
+
+#define A64_CONT (1ULL << 52)
+#define A64_AF (1ULL << 10)
+#define A64_RDONLY (1ULL << 7)
+#define A64_DBM (1ULL << 51)
+#define A64_SWDIRTY (1ULL << 55)
+
+static bool raw_cont(pte_t *p) { return pte_val(*p) & A64_CONT; }
+static bool raw_young(pte_t *p) { return pte_val(*p) & A64_AF; }
+
+/* Make every entry old and clean behind the API's back (no shadows). */
+static void raw_age(pte_t *p, int n)
+{
+	for (int i = 0; i < n; i++) {
+		p[i].pte &= ~(A64_AF | A64_SWDIRTY);
+		p[i].pte |= A64_RDONLY;
+		*hw_pt_shadow(&p[i].pte) = 0;
+	}
+}
+
+static u64 reads_of(void (*fn)(pte_t *), pte_t *p)
+{
+	u64 before = hw_events.v[EV_pte_read];
+
+	fn(p);
+	return hw_events.v[EV_pte_read] - before;
+}
+
+static void do_ptep_get(pte_t *p) { (void)ptep_get(p); }
+
+static void test_fault_maps_contiguous_blocks(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
+	t_touch(&t, 0, 4 * SZ_64K, true);
+	pte_t *p = t_ptep(&t, 0);
+	for (int i = 0; i < 64; i++)
+		EXPECT(raw_cont(&p[i]));
+	EXPECT(pte_none(ptep_get(&p[64])));
+	EXPECT_EQ(hw_events.v[EV_fault], 4);
+	EXPECT_EQ(hw_violations.total, 0);
+	t_teardown(&t);
+}
+
+static void test_no_contpte_switch(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
+	lab_switch_off("contpte");
+	t_touch(&t, 0, SZ_64K, true);
+	pte_t *p = t_ptep(&t, 0);
+	for (int i = 0; i < 16; i++)
+		EXPECT(!raw_cont(&p[i]) && pte_present(ptep_get(&p[i])));
+	t_teardown(&t);
+}
+
+static void test_ptep_get_gathers_any_entry(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
+	t_touch(&t, 0, SZ_64K, true);
+	pte_t *p = t_ptep(&t, 0);
+	raw_age(p, 16);
+	EXPECT(!pte_young(ptep_get(&p[3])) && !pte_dirty(ptep_get(&p[3])));
+	p[7].pte |= A64_AF;
+	p[12].pte &= ~A64_RDONLY; /* hardware dirty: DBM and writable */
+	EXPECT(pte_young(ptep_get(&p[3])));
+	EXPECT(pte_dirty(ptep_get(&p[0])));
+	EXPECT(pte_dirty(ptep_get(&p[15])));
+	t_teardown(&t);
+}
+
+static void test_ptep_get_early_exit(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
+	t_touch(&t, 0, SZ_64K, true);
+	pte_t *p = t_ptep(&t, 0);
+	/* entry 0 is young and dirty: the gather can stop after it */
+	EXPECT_EQ(reads_of(do_ptep_get, &p[5]), 2);
+	lab_switch_off("ptep-get-early-exit");
+	EXPECT_EQ(reads_of(do_ptep_get, &p[5]), 17);
+	/* nothing young or dirty: all 16 must be read either way */
+	lab_switches_reset();
+	raw_age(p, 16);
+	EXPECT_EQ(reads_of(do_ptep_get, &p[5]), 17);
+	t_teardown(&t);
+}
+
+static void test_young_batch_spanning_blocks(void)
+{
+	struct t_lab t;
+	u64 r0;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_256K_T, HW_POLICY_ACCESSED);
+	t_touch(&t, 0, 4 * SZ_64K, false);
+	pte_t *p = t_ptep(&t, 0);
+	/* from mid block 0 to mid block 2: blocks 0..2 cleared whole */
+	r0 = hw_events.v[EV_pte_read];
+	EXPECT(test_and_clear_young_ptes(t.vma, T_BASE + 4 * PAGE_SIZE, &p[4], 36));
+	u64 batched = hw_events.v[EV_pte_read] - r0;
+	for (int i = 0; i < 48; i++)
+		EXPECT(!raw_young(&p[i]));
+	for (int i = 48; i < 64; i++)
+		EXPECT(raw_young(&p[i]));
+	EXPECT(!test_and_clear_young_ptes(t.vma, T_BASE, &p[0], 48));
+	/* every entry of the three blocks visited once, plus the end checks */
+	EXPECT(batched <= 48 + 4);
+	EXPECT_EQ(hw_violations.total, 0);
+
+	/* per-PTE: each call scans its whole block again */
+	lab_switch_off("young-batch");
+	r0 = hw_events.v[EV_pte_read];
+	EXPECT(test_and_clear_young_ptes(t.vma, T_BASE + 48 * PAGE_SIZE, &p[48], 16));
+	EXPECT(hw_events.v[EV_pte_read] - r0 >= 16 * 16);
+	t_teardown(&t);
+}
+
+static void test_young_batch_first_not_cont(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_128K_T, HW_POLICY_ACCESSED);
+	t_touch(&t, 0, 2 * SZ_64K, false);
+	pte_t *p = t_ptep(&t, 0);
+	/* write-protecting one entry unfolds block 0 */
+	wrprotect_ptes(t.mm, T_BASE, &p[0], 1);
+	flush_tlb_range(t.vma, T_BASE, T_BASE + PAGE_SIZE);
+	EXPECT(!raw_cont(&p[0]) && !raw_cont(&p[8]) && raw_cont(&p[16]));
+	EXPECT_EQ(hw_events.v[EV_unfold], 1);
+	/* entries 8..27: first plain, last contiguous -> end widened to 32 */
+	EXPECT(test_and_clear_young_ptes(t.vma, T_BASE + 8 * PAGE_SIZE, &p[8], 20));
+	for (int i = 0; i < 8; i++)
+		EXPECT(raw_young(&p[i]));
+	for (int i = 8; i < 32; i++)
+		EXPECT(!raw_young(&p[i]));
+	EXPECT_EQ(hw_violations.total, 0);
+	t_teardown(&t);
+}
+
+static void test_get_and_clear_unfolds_only_partial_ends(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_256K_T, HW_POLICY_ACCESSED);
+	t_touch(&t, 0, 4 * SZ_64K, true);
+	pte_t *p = t_ptep(&t, 0);
+	pte_t pte = get_and_clear_full_ptes(t.mm, T_BASE + 4 * PAGE_SIZE, &p[4], 36, 0);
+	EXPECT(pte_dirty(pte) && pte_young(pte));
+	EXPECT_EQ(hw_events.v[EV_unfold], 2);
+	for (int i = 0; i < 4; i++)
+		EXPECT(pte_present(ptep_get(&p[i])) && !raw_cont(&p[i]));
+	for (int i = 4; i < 40; i++)
+		EXPECT(pte_none(ptep_get(&p[i])));
+	for (int i = 40; i < 48; i++)
+		EXPECT(pte_present(ptep_get(&p[i])) && !raw_cont(&p[i]));
+	EXPECT(raw_cont(&p[48]));
+	/* whole blocks: no unfold at all */
+	get_and_clear_full_ptes(t.mm, T_BASE + 48 * PAGE_SIZE, &p[48], 16, 0);
+	EXPECT_EQ(hw_events.v[EV_unfold], 2);
+	/* without exit-clear-ptes, every block is unfolded first */
+	lab_switch_off("exit-clear-ptes");
+	clear_full_ptes(t.mm, T_BASE, &p[0], 4, 0);
+	EXPECT_EQ(hw_violations.total, 0);
+	do_munmap(t.mm, T_BASE, SZ_2M);
+	t_teardown(&t);
+}
+
+static void test_wrprotect_keeps_fold_and_dirty(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
+	t_touch(&t, 0, SZ_64K, true);
+	pte_t *p = t_ptep(&t, 0);
+	wrprotect_ptes(t.mm, T_BASE, p, 16);
+	flush_tlb_range(t.vma, T_BASE, T_BASE + SZ_64K);
+	for (int i = 0; i < 16; i++) {
+		EXPECT(raw_cont(&p[i]));
+		EXPECT(!pte_write(ptep_get(&p[i])) && pte_dirty(ptep_get(&p[i])));
+	}
+	EXPECT_EQ(hw_events.v[EV_unfold], 0);
+	/* one entry alone must unfold */
+	wrprotect_ptes(t.mm, T_BASE, p, 1);
+	EXPECT_EQ(hw_events.v[EV_unfold], 1);
+	mm_check_invariants(t.mm);
+	EXPECT_EQ(hw_violations.total, 0);
+	t_teardown(&t);
+}
+
+static void test_clear_young_dirty_widens_to_block(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
+	t_touch(&t, 0, SZ_64K, true);
+	pte_t *p = t_ptep(&t, 0);
+	clear_young_dirty_ptes(t.vma, T_BASE + 3 * PAGE_SIZE, &p[3], 2,
+			       CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY);
+	flush_tlb_range(t.vma, T_BASE, T_BASE + SZ_64K);
+	for (int i = 0; i < 16; i++)
+		EXPECT(raw_cont(&p[i]) && !raw_young(&p[i]) && !pte_dirty(ptep_get(&p[i])));
+	/* a store sets dirty again through the hardware (DBM) */
+	t_touch(&t, 5 * PAGE_SIZE, PAGE_SIZE, true);
+	EXPECT(pte_dirty(ptep_get(&p[0])));
+	mm_check_invariants(t.mm);
+	EXPECT_EQ(hw_violations.total, 0);
+	t_teardown(&t);
+}
+
+static void test_access_flags_same_write_no_unfold(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
+	t_touch(&t, 0, SZ_64K, false);
+	pte_t *p = t_ptep(&t, 0);
+	raw_age(p, 16);
+	pte_t e = pte_mkyoung(ptep_get(&p[2]));
+	EXPECT_EQ(ptep_set_access_flags(t.vma, T_BASE + 2 * PAGE_SIZE, &p[2], e, 0), 1);
+	EXPECT_EQ(hw_events.v[EV_unfold], 0);
+	for (int i = 0; i < 16; i++)
+		EXPECT(raw_young(&p[i]) && raw_cont(&p[i]));
+	EXPECT_EQ(ptep_set_access_flags(t.vma, T_BASE + 2 * PAGE_SIZE, &p[2], e, 0), 0);
+	t_teardown(&t);
+}
+
+static void test_fold_after_single_sets(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
+	t_touch(&t, 0, SZ_64K, true);
+	pte_t *p = t_ptep(&t, 0);
+	pte_t e = ptep_get(&p[0]);
+	/* rewrite the block entry by entry: the last one folds it back */
+	get_and_clear_full_ptes(t.mm, T_BASE, p, 16, 0);
+	for (int i = 0; i < 16; i++)
+		set_pte_at(t.mm, T_BASE + i * PAGE_SIZE, &p[i], pte_advance_pfn(pte_mknoncont_t(e), i));
+	EXPECT_EQ(hw_events.v[EV_fold], 1);
+	for (int i = 0; i < 16; i++)
+		EXPECT(raw_cont(&p[i]));
+	mm_check_invariants(t.mm);
+	EXPECT_EQ(hw_violations.total, 0);
+	t_teardown(&t);
+}
+
+/* The checkers themselves: a lost dirty bit and a TLB conflict are seen. */
+static void test_oracle_catches_lost_dirty(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ADVERSARIAL);
+	t_touch(&t, 0, SZ_64K, true);
+	pte_t *p = t_ptep(&t, 0);
+	clear_young_dirty_ptes(t.vma, T_BASE, p, 16, CYDP_CLEAR_DIRTY);
+	flush_tlb_range(t.vma, T_BASE, T_BASE + SZ_64K);
+	t_touch(&t, 2 * PAGE_SIZE, PAGE_SIZE, true); /* hw dirties entry 15 */
+	EXPECT(!(pte_val(p[2]) & A64_RDONLY) == false);
+	/* a buggy unfold that forgets the other entries' dirty state */
+	for (int i = 0; i < 16; i++)
+		p[i].pte = (p[i].pte & ~A64_CONT) | A64_RDONLY;
+	mm_check_invariants(t.mm);
+	EXPECT(hw_violations.count[VIOL_LOST_DIRTY] > 0);
+	hw_violations_reset();
+	t_teardown(&t);
+}
+
+static void test_tlb_conflict_detected(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_4K, HW_POLICY_ACCESSED);
+	/* 16 order-0 folios that happen to be contiguous */
+	t_touch(&t, 0, SZ_64K, false);
+	pte_t *p = t_ptep(&t, 0);
+	/* set the contiguous bit without break-before-make or a flush */
+	for (int i = 0; i < 16; i++)
+		p[i].pte |= A64_CONT;
+	/* a walk of another page fills a 64K entry over the cached 4K ones */
+	hw_tlb_inval(&t.cpu->tlb, t.mm->context.asid, T_BASE + 5 * PAGE_SIZE,
+		     T_BASE + 6 * PAGE_SIZE);
+	t_touch(&t, 5 * PAGE_SIZE, PAGE_SIZE, false);
+	bool contiguous = pte_pfn(ptep_get(&p[0])) % 16 == 0;
+	if (contiguous)
+		EXPECT(hw_violations.count[VIOL_TLB_CONFLICT] > 0);
+	else
+		EXPECT(hw_violations.count[VIOL_BAD_CONT_BLOCK] > 0);
+	for (int i = 0; i < 16; i++)
+		p[i].pte &= ~A64_CONT;
+	flush_tlb_mm(t.mm);
+	hw_violations_reset();
+	t_teardown(&t);
+}
+
+static const struct ktap_case cases[] = {
+	{ "fault_maps_contiguous_blocks", test_fault_maps_contiguous_blocks },
+	{ "no_contpte_switch", test_no_contpte_switch },
+	{ "ptep_get_gathers_any_entry", test_ptep_get_gathers_any_entry },
+	{ "ptep_get_early_exit", test_ptep_get_early_exit },
+	{ "young_batch_spanning_blocks", test_young_batch_spanning_blocks },
+	{ "young_batch_first_not_cont", test_young_batch_first_not_cont },
+	{ "get_and_clear_unfolds_only_partial_ends", test_get_and_clear_unfolds_only_partial_ends },
+	{ "wrprotect_keeps_fold_and_dirty", test_wrprotect_keeps_fold_and_dirty },
+	{ "clear_young_dirty_widens_to_block", test_clear_young_dirty_widens_to_block },
+	{ "access_flags_same_write_no_unfold", test_access_flags_same_write_no_unfold },
+	{ "fold_after_single_sets", test_fold_after_single_sets },
+	{ "oracle_catches_lost_dirty", test_oracle_catches_lost_dirty },
+	{ "tlb_conflict_detected", test_tlb_conflict_detected },
+};
+
+int main(void)
+{
+	return ktap_run("contpte", cases, ARRAY_SIZE(cases));
+}

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* zap/munmap: counts return to zero, no TLB entry survives, batching pays. */
+#include "tests/ktap.h"
+#include "tests/lab_test.h"
+
+struct zap_out {
+	struct hw_counters ev;
+	u64 free_pages, pt_live;
+	long rss;
+};
+
+static void zap_run(const char *arch_name, u64 folio, bool batch, u64 off,
+		    u64 len, struct zap_out *o)
+{
+	struct t_lab t;
+	struct hw_counters before;
+
+	t_setup(&t, arch_name, SZ_2M * 4, folio, HW_POLICY_RANDOM);
+	if (!batch)
+		lab_switch_off("zap-batch");
+	t_touch(&t, 0, SZ_2M * 4, true);
+	/* the other CPU caches some translations too */
+	switch_mm(&hw_machine.cpu[1], t.mm);
+	for (u64 a = 0; a < SZ_2M * 4; a += 3 * PAGE_SIZE)
+		access_user(&hw_machine.cpu[1], t.mm, T_BASE + a, false);
+	hw_events_snapshot(&before);
+	do_munmap(t.mm, T_BASE + off, len);
+	hw_events_diff(&o->ev, &before, &hw_events);
+	mm_check_invariants(t.mm);
+	/* nothing of the unmapped range may still translate on any CPU */
+	for (int c = 0; c < 2; c++)
+		for (u64 a = off; a < off + len; a += PAGE_SIZE)
+			EXPECT(!hw_tlb_lookup(&hw_machine.cpu[c].tlb, t.mm->context.asid,
+					      T_BASE + a));
+	o->rss = t.mm->rss;
+	o->free_pages = nr_free_pages();
+	o->pt_live = hw_pt_live();
+	t_teardown(&t);
+	EXPECT_EQ(hw_violations.total, 0);
+}
+
+static void test_batched_saves_rmap_and_refs(void)
+{
+	struct zap_out a, b;
+
+	zap_run("arm64", SZ_64K, true, 0, SZ_2M * 4, &a);
+	zap_run("arm64", SZ_64K, false, 0, SZ_2M * 4, &b);
+	EXPECT_EQ(a.ev.v[EV_rmap_call] * 16, b.ev.v[EV_rmap_call]);
+	EXPECT_EQ(a.ev.v[EV_folio_ref_atomic] * 16, b.ev.v[EV_folio_ref_atomic]);
+	EXPECT_EQ(a.ev.v[EV_folio_free], b.ev.v[EV_folio_free]);
+	EXPECT_EQ(a.ev.v[EV_unfold], 0);
+	EXPECT_EQ(b.ev.v[EV_unfold], SZ_2M * 4 / SZ_64K);
+	/* the same final state */
+	EXPECT_EQ(a.free_pages, b.free_pages);
+	EXPECT_EQ(a.pt_live, b.pt_live);
+	EXPECT_EQ(a.rss, 0);
+	EXPECT_EQ(b.rss, 0);
+}
+
+static void test_order0_same_work(void)
+{
+	struct zap_out a, b;
+
+	zap_run("x86", SZ_4K, true, 0, SZ_2M * 4, &a);
+	zap_run("x86", SZ_4K, false, 0, SZ_2M * 4, &b);
+	EXPECT_EQ(a.ev.v[EV_rmap_call], b.ev.v[EV_rmap_call]);
+	EXPECT_EQ(a.ev.v[EV_folio_ref_atomic], b.ev.v[EV_folio_ref_atomic]);
+	EXPECT_EQ(a.ev.v[EV_pte_atomic], b.ev.v[EV_pte_atomic]);
+}
+
+static void test_partial_munmap_mid_folio(void)
+{
+	struct zap_out a;
+
+	/* unmap from the middle of one 64K folio to the middle of another */
+	zap_run("arm64", SZ_64K, true, 5 * PAGE_SIZE, SZ_2M + 7 * PAGE_SIZE, &a);
+	EXPECT_EQ(a.ev.v[EV_unfold], 2);
+	EXPECT(a.rss > 0);
+	/* every size, both archs, both ways */
+	for (u64 f = SZ_4K; f <= SZ_2M; f <<= 1)
+		for (int batch = 0; batch < 2; batch++) {
+			zap_run("arm64", f, batch, 3 * PAGE_SIZE, SZ_2M * 3, &a);
+			zap_run("x86", f, batch, 0, SZ_2M * 4, &a);
+		}
+}
+
+static void test_pmd_mapped(void)
+{
+	struct t_lab t;
+	struct run_params p = {
+		.arch = "x86", .impl = "ref", .nr_cpus = 1, .seed = 1,
+		.tlb_entries = 256, .tlb_ways = 4, .hafdbs = true,
+	};
+	char err[100];
+
+	lab_switches_reset();
+	lab_machine_setup(&p, 8192, err, sizeof(err));
+	t.cpu = &hw_machine.cpu[0];
+	t.mm = mm_alloc();
+	t.vma = mmap_anon(t.mm, T_BASE, SZ_2M * 2, VM_READ | VM_WRITE, PMD_ORDER, true);
+	switch_mm(t.cpu, t.mm);
+	t_touch(&t, 0, SZ_2M * 2, true);
+	EXPECT_EQ(hw_events.v[EV_fault], 2);
+	EXPECT(!arch->fmt->desc_table(*pmd_walk(t.mm, T_BASE), 2));
+	mm_check_invariants(t.mm);
+	do_munmap(t.mm, T_BASE, SZ_2M * 2);
+	EXPECT_EQ(hw_violations.total, 0);
+	EXPECT_EQ(nr_free_pages(), max_pfn);
+	t_teardown(&t);
+}
+
+static const struct ktap_case cases[] = {
+	{ "batched_saves_rmap_and_refs", test_batched_saves_rmap_and_refs },
+	{ "order0_same_work", test_order0_same_work },
+	{ "partial_munmap_mid_folio", test_partial_munmap_mid_folio },
+	{ "pmd_mapped", test_pmd_mapped },
+};
+
+int main(void)
+{
+	return ktap_run("zap", cases, ARRAY_SIZE(cases));
+}
