@@ -253,6 +253,38 @@ static void test_fold_after_single_sets(void)
 	t_teardown(&t);
 }
 
+static void test_lockless_hint_and_flush_young(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
+	t_touch(&t, 0, 2 * SZ_64K, true);
+	pte_t *p = t_ptep(&t, 0);
+	raw_age(p, 16);
+	p[9].pte |= A64_AF;
+	pte_t l = ptep_get_lockless(&p[2]);
+	EXPECT(pte_young(l) && !pte_dirty(l) && pte_pfn(l) == pte_pfn(ptep_get(&p[2])));
+	/* the hint skips to the end of the block, whatever entry it starts at */
+	EXPECT_EQ(pte_batch_hint(&p[0], ptep_get(&p[0])), 16);
+	EXPECT_EQ(pte_batch_hint(&p[5], ptep_get(&p[5])), 11);
+	/* per-PTE clear_flush_young on a block: whole block, one range flush */
+	u64 tlbi = hw_events.v[EV_tlbi_page] + hw_events.v[EV_tlbi_range] + hw_events.v[EV_tlbi_asid];
+	EXPECT(ptep_clear_flush_young(t.vma, T_BASE + 2 * PAGE_SIZE, &p[2]));
+	EXPECT(hw_events.v[EV_tlbi_page] + hw_events.v[EV_tlbi_range] +
+	       hw_events.v[EV_tlbi_asid] > tlbi);
+	for (int i = 0; i < 16; i++)
+		EXPECT(!raw_young(&p[i]));
+	EXPECT(!ptep_clear_flush_young(t.vma, T_BASE, &p[0]));
+	/* the batched form over both blocks */
+	EXPECT(clear_flush_young_ptes(t.vma, T_BASE, p, 32));
+	EXPECT(!clear_flush_young_ptes(t.vma, T_BASE, p, 32));
+	/* a store after the flush sets the access flag again in hardware */
+	t_touch(&t, 20 * PAGE_SIZE, PAGE_SIZE, false);
+	EXPECT(pte_young(ptep_get(&p[16])));
+	EXPECT_EQ(hw_violations.total, 0);
+	t_teardown(&t);
+}
+
 /* The checkers themselves: a lost dirty bit and a TLB conflict are seen. */
 static void test_oracle_catches_lost_dirty(void)
 {
@@ -313,6 +345,7 @@ static const struct ktap_case cases[] = {
 	{ "clear_young_dirty_widens_to_block", test_clear_young_dirty_widens_to_block },
 	{ "access_flags_same_write_no_unfold", test_access_flags_same_write_no_unfold },
 	{ "fold_after_single_sets", test_fold_after_single_sets },
+	{ "lockless_hint_and_flush_young", test_lockless_hint_and_flush_young },
 	{ "oracle_catches_lost_dirty", test_oracle_catches_lost_dirty },
 	{ "tlb_conflict_detected", test_tlb_conflict_detected },
 };

@@ -109,7 +109,31 @@ static void test_pmd_mapped(void)
 	t_teardown(&t);
 }
 
+/* x86: a range flush is INVLPGs locally and one IPI per other CPU. */
+static void test_x86_shootdown(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "x86", SZ_2M, SZ_4K, HW_POLICY_ACCESSED);
+	switch_mm(&hw_machine.cpu[1], t.mm);
+	t_touch(&t, 0, 8 * PAGE_SIZE, true);
+	access_user(&hw_machine.cpu[1], t.mm, T_BASE, false);
+	u64 ipi = hw_events.v[EV_ipi], inv = hw_events.v[EV_tlbi_page];
+	do_munmap(t.mm, T_BASE, 8 * PAGE_SIZE);
+	EXPECT_EQ(hw_events.v[EV_ipi] - ipi, 1);
+	EXPECT(hw_events.v[EV_tlbi_page] - inv >= 16); /* 8 pages on each CPU */
+	EXPECT(!hw_tlb_lookup(&hw_machine.cpu[1].tlb, t.mm->context.asid, T_BASE));
+	/* above the ceiling of 33 pages: a full flush instead */
+	t_touch(&t, 0x100000UL, 64 * PAGE_SIZE, true);
+	u64 full = hw_events.v[EV_tlbi_asid];
+	do_munmap(t.mm, T_BASE + 0x100000UL, 64 * PAGE_SIZE);
+	EXPECT(hw_events.v[EV_tlbi_asid] - full >= 1);
+	EXPECT_EQ(hw_violations.total, 0);
+	t_teardown(&t);
+}
+
 static const struct ktap_case cases[] = {
+	{ "x86_shootdown", test_x86_shootdown },
 	{ "batched_saves_rmap_and_refs", test_batched_saves_rmap_and_refs },
 	{ "order0_same_work", test_order0_same_work },
 	{ "partial_munmap_mid_folio", test_partial_munmap_mid_folio },
