@@ -63,7 +63,7 @@ u64 hw_random(void)
 
 void hw_tlbi_va(int asid, u64 va, bool broadcast, int cpu)
 {
-	hw_count(EV_tlbi_page, 1);
+	hw_count(broadcast ? EV_tlbi_page : EV_tlbi_local, 1);
 	for_each_target_cpu(c, broadcast, cpu)
 		hw_tlb_inval(&hw_machine.cpu[c].tlb, asid, ALIGN_DOWN(va, PAGE_SIZE),
 			     ALIGN_DOWN(va, PAGE_SIZE) + PAGE_SIZE);

@@ -12,9 +12,10 @@
 	X(pte_read)         /* software load of a PTE */                         \
 	X(pte_write)        /* software store of a PTE */                        \
 	X(pte_atomic)       /* software atomic RMW of a PTE (xchg/cmpxchg) */    \
-	X(tlbi_page)        /* TLBI by VA (arm64) / INVLPG (x86) */              \
+	X(tlbi_page)        /* broadcast TLBI by VA (arm64) */                   \
 	X(tlbi_range)       /* TLBI by range (FEAT_TLBIRANGE) */                 \
 	X(tlbi_asid)        /* TLBI by ASID (arm64) / full flush (x86) */        \
+	X(tlbi_local)       /* one CPU only: arm64 TLBI VALE1, x86 INVLPG */    \
 	X(dsb)              /* DSB barrier after TLB maintenance */              \
 	X(ipi)              /* x86 TLB shootdown IPI sent to a remote CPU */     \
 	X(tlb_hit)                                                                \

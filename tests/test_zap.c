@@ -118,10 +118,10 @@ static void test_x86_shootdown(void)
 	switch_mm(&hw_machine.cpu[1], t.mm);
 	t_touch(&t, 0, 8 * PAGE_SIZE, true);
 	access_user(&hw_machine.cpu[1], t.mm, T_BASE, false);
-	u64 ipi = hw_events.v[EV_ipi], inv = hw_events.v[EV_tlbi_page];
+	u64 ipi = hw_events.v[EV_ipi], inv = hw_events.v[EV_tlbi_local];
 	do_munmap(t.mm, T_BASE, 8 * PAGE_SIZE);
 	EXPECT_EQ(hw_events.v[EV_ipi] - ipi, 1);
-	EXPECT(hw_events.v[EV_tlbi_page] - inv >= 16); /* 8 pages on each CPU */
+	EXPECT(hw_events.v[EV_tlbi_local] - inv >= 16); /* 8 pages on each CPU */
 	EXPECT(!hw_tlb_lookup(&hw_machine.cpu[1].tlb, t.mm->context.asid, T_BASE));
 	/* above the ceiling of 33 pages: a full flush instead */
 	t_touch(&t, 0x100000UL, 64 * PAGE_SIZE, true);

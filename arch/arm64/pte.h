@@ -90,6 +90,9 @@ static inline pte_t pte_wrprotect(pte_t pte)
 
 static inline pte_t pte_mkcont(pte_t pte)
 {
+#ifdef PTELAB_MKCONT_TYPE_PAGE /* 6.x kernels also set the page type */
+	pte = set_pte_bit(pte, PTE_TYPE_PAGE);
+#endif
 	return set_pte_bit(pte, PTE_CONT);
 }
 

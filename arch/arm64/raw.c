@@ -158,8 +158,15 @@ void __clear_young_dirty_pte(struct vm_area_struct *vma, unsigned long addr,
 void __clear_young_dirty_ptes(struct vm_area_struct *vma, unsigned long addr,
 			      pte_t *ptep, unsigned int nr, cydp_t flags)
 {
-	for (unsigned int i = 0; i < nr; i++, addr += PAGE_SIZE, ptep++)
-		__clear_young_dirty_pte(vma, addr, ptep, __ptep_get(ptep), flags);
+	for (unsigned int i = 0; i < nr; i++, addr += PAGE_SIZE, ptep++) {
+		pte_t pte = __ptep_get(ptep);
+
+		/* both cleared: the caller discards the state, a store will do */
+		if (flags == (CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY))
+			__set_pte(ptep, pte_mkclean(pte_mkold(pte)));
+		else
+			__clear_young_dirty_pte(vma, addr, ptep, pte, flags);
+	}
 }
 
 /*

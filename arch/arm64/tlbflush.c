@@ -25,16 +25,19 @@ void flush_tlb_page(struct vm_area_struct *vma, unsigned long uaddr)
  * The range loop of __flush_tlb_range_op: single-page TLBIs without
  * FEAT_TLBIRANGE; otherwise range TLBIs of (num+1) << (5*scale+1) pages
  * with increasing scale, single ones for what a range cannot cover.
+ * A non-broadcast flush (TLBF_NOBROADCAST) touches only this CPU.
  */
 static void flush_tlb_range_op(int asid, unsigned long start,
-			       unsigned long pages, unsigned long stride)
+			       unsigned long pages, unsigned long stride,
+			       bool broadcast)
 {
 	unsigned long stride_pages = stride >> PAGE_SHIFT;
+	int cpu = hw_machine.cur_cpu;
 	int scale = 0;
 
 	while (pages > 0) {
 		if (!system_supports_tlb_range() || pages == stride_pages) {
-			hw_tlbi_va(asid, start, true, 0);
+			hw_tlbi_va(asid, start, broadcast, cpu);
 			start += stride;
 			pages -= stride_pages;
 			continue;
@@ -43,7 +46,7 @@ static void flush_tlb_range_op(int asid, unsigned long start,
 		if (num >= 0) {
 			unsigned long n = __TLBI_RANGE_PAGES(num, scale);
 
-			hw_tlbi_range(asid, start, start + n * PAGE_SIZE, true, 0);
+			hw_tlbi_range(asid, start, start + n * PAGE_SIZE, broadcast, cpu);
 			start += n * PAGE_SIZE;
 			pages -= n;
 		}
@@ -61,11 +64,10 @@ static bool flush_whole_asid(unsigned long start, unsigned long end,
 	       pages > MAX_TLBI_RANGE_PAGES;
 }
 
-void __flush_tlb_range_nosync(struct vm_area_struct *vma, unsigned long start,
-			      unsigned long end, unsigned long stride,
-			      bool last_level, int tlb_level)
+void arm64_flush_tlb_range_flags(struct vm_area_struct *vma, unsigned long start,
+				 unsigned long end, unsigned long stride,
+				 int tlb_level, tlbf_t flags)
 {
-	(void)last_level;
 	(void)tlb_level;
 	start = ALIGN_DOWN(start, stride);
 	end = ALIGN(end, stride);
@@ -74,17 +76,26 @@ void __flush_tlb_range_nosync(struct vm_area_struct *vma, unsigned long start,
 		return;
 	}
 	hw_dsb();
-	flush_tlb_range_op(ASID(vma->vm_mm), start, (end - start) >> PAGE_SHIFT, stride);
+	flush_tlb_range_op(ASID(vma->vm_mm), start, (end - start) >> PAGE_SHIFT, stride,
+			   !(flags & TLBF_NOBROADCAST));
+	if (!(flags & TLBF_NOSYNC))
+		hw_dsb();
+}
+
+void __flush_tlb_range_nosync(struct vm_area_struct *vma, unsigned long start,
+			      unsigned long end, unsigned long stride,
+			      bool last_level, int tlb_level)
+{
+	arm64_flush_tlb_range_flags(vma, start, end, stride, tlb_level,
+				    TLBF_NOSYNC | (last_level ? TLBF_NOWALKCACHE : 0));
 }
 
 void __flush_tlb_range(struct vm_area_struct *vma, unsigned long start,
 		       unsigned long end, unsigned long stride, bool last_level,
 		       int tlb_level)
 {
-	__flush_tlb_range_nosync(vma, start, end, stride, last_level, tlb_level);
-	/* flush_tlb_mm() already waited for completion */
-	if (!flush_whole_asid(ALIGN_DOWN(start, stride), ALIGN(end, stride), stride))
-		hw_dsb();
+	arm64_flush_tlb_range_flags(vma, start, end, stride, tlb_level,
+				    last_level ? TLBF_NOWALKCACHE : 0);
 }
 
 void flush_tlb_range(struct vm_area_struct *vma, unsigned long start,
