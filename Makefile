@@ -4,16 +4,16 @@
 
 CC ?= cc
 CFLAGS_COMMON := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter \
-	-Wno-missing-field-initializers -I. -g
+	-Wno-missing-field-initializers -Wno-format-truncation -I. -g
 CFLAGS ?= -O2
 LDLIBS := -lm -ldl
 # -rdynamic: kernel backends (shared objects) call the raw operations.
 LDFLAGS_EXE := -rdynamic
 
 LIB_SRCS := $(wildcard hw/*.c) $(wildcard arch/*.c) $(wildcard arch/arm64/*.c) \
-	$(wildcard arch/x86/*.c) $(wildcard mm/*.c) $(wildcard workloads/*.c) \
+	$(wildcard arch/x86/*.c) $(wildcard mm/*.c) $(wildcard workloads/*.c) $(wildcard kernel/*.c) \
 	$(filter-out cli/main.c,$(wildcard cli/*.c))
-HDRS := $(wildcard hw/*.h arch/*.h arch/*/*.h mm/*.h workloads/*.h cli/*.h tests/*.h)
+HDRS := $(wildcard hw/*.h arch/*.h arch/*/*.h mm/*.h workloads/*.h cli/*.h kernel/*.h tests/*.h)
 
 B := build
 OBJS := $(LIB_SRCS:%.c=$(B)/opt/%.o)

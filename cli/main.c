@@ -6,16 +6,19 @@
 
 #include "arch/switches.h"
 #include "cli/cli.h"
+#include "kernel/backend.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ptelab list\n"
-		"       ptelab run WORKLOAD [--arch arm64|x86] [--impl ref] [--profile NAME]\n"
+		"       ptelab run WORKLOAD [--arch arm64|x86] [--impl IMPL] [--profile NAME]\n"
 		"                  [--size 1G] [--folio-size 64K] [--pmd-mapped] [--without NAME]...\n"
 		"                  [--cpus N] [--seed N] [--hw-policy accessed|first|random|adversarial]\n"
 		"                  [--tlb-entries N] [--tlbi-range] [--no-hafdbs] [--json]\n"
-		"       ptelab reproduce [EXPERIMENT...] [--out DIR] [--size SIZE]\n");
+		"       ptelab reproduce [EXPERIMENT...] [--out DIR] [--size SIZE]\n"
+		"       ptelab kernels fetch VERSION...   (Debian linux-source-VERSION: 6.12, 7.2, 7.3)\n"
+		"--impl: ref (built in), linux-X.Y (fetched kernel source), tree:PATH (a kernel tree)\n");
 }
 
 static int die(const char *msg)
@@ -43,6 +46,21 @@ static int cmd_list(void)
 			printf("  %-20s (unreadable: %s)\n", names[i], err);
 	}
 	printf("backends (--impl):\n  %-20s ptelab's reference contpte (built in)\n", "ref");
+	char kernels[32][64];
+	int nk = kernel_fetched(kernels, 32);
+	for (int i = 0; i < nk; i++)
+		printf("  %-20s kernel contpte.c, fetched (built on first use)\n", kernels[i]);
+	for (int i = 0; kernel_fetchable[i]; i++) {
+		char name[64];
+		bool have = false;
+
+		snprintf(name, sizeof(name), "linux-%s", kernel_fetchable[i]);
+		for (int k = 0; k < nk; k++)
+			have |= !strcmp(kernels[k], name);
+		if (!have)
+			printf("  %-20s fetchable: ptelab kernels fetch %s\n", name, kernel_fetchable[i]);
+	}
+	printf("  %-20s the contpte.c of a kernel tree on disk\n", "tree:PATH");
 	printf("switches (--without):\n");
 	for (int i = 0; i < lab_nr_switches(); i++) {
 		const char *name, *help = lab_switch_help(i, &name);
@@ -188,8 +206,18 @@ int main(int argc, char **argv)
 		return cmd_list();
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "kernels")) {
+		if (argc < 4 || strcmp(argv[2], "fetch")) {
+			fprintf(stderr, "ptelab: error: usage: ptelab kernels fetch VERSION... (e.g. 7.3)\n");
+			return 2;
+		}
+		for (int i = 3; i < argc; i++)
+			if (kernel_fetch(argv[i]))
+				return 2;
+		return 0;
+	}
 	if (!strcmp(argv[1], "reproduce"))
 		return cmd_reproduce(argc - 2, argv + 2);
-	fprintf(stderr, "ptelab: error: unknown command '%s'; use list, run or reproduce\n", argv[1]);
+	fprintf(stderr, "ptelab: error: unknown command '%s'; use list, run, reproduce or kernels\n", argv[1]);
 	return 2;
 }

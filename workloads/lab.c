@@ -8,6 +8,7 @@
 #include "hw/cpu.h"
 #include "hw/invariants.h"
 #include "hw/pgtable_mem.h"
+#include "kernel/backend.h"
 #include "mm/lru.h"
 #include "mm/page.h"
 #include "workloads/workload.h"
@@ -48,12 +49,14 @@ int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 			 (unsigned long long)cfg.nr_frames);
 		return -1;
 	}
-	if (strcmp(p->impl, "ref")) {
-		snprintf(err, errlen, "unknown impl '%s'; 'ptelab list' shows the backends",
-			 p->impl);
+	const struct contpte_ops *b = contpte_backend_by_name(p->impl, err, errlen);
+	if (!b)
+		return -1;
+	if (b != &contpte_ref_ops && a != &arch_arm64_ops) {
+		snprintf(err, errlen, "impl %s is an arm64 contpte backend; use --arch arm64", p->impl);
 		return -1;
 	}
-	contpte_backend = &contpte_ref_ops;
+	contpte_backend = b;
 	lruvec_init(&root_lruvec);
 	memset(&hw_events, 0, sizeof(hw_events));
 	hw_violations_reset();

@@ -11,6 +11,11 @@
 
 #define TLB_FLUSH_VMA(mm, flags) { .vm_mm = (mm), .vm_flags = (flags) }
 
+static inline pte_t *contpte_align_down(pte_t *ptep)
+{
+	return (pte_t *)((uintptr_t)ptep & ~(uintptr_t)(CONT_PTES * sizeof(pte_t) - 1));
+}
+
 /*
  * Rewrite a whole block with pte (cont or not), carrying over the young and
  * dirty state the hardware may have left in any of its entries. The block

@@ -106,11 +106,6 @@ static inline pte_t pte_advance_pfn(pte_t pte, unsigned long nr)
 	return pfn_pte(pte_pfn(pte) + nr, pte_pgprot(pte));
 }
 
-static inline pte_t *contpte_align_down(pte_t *ptep)
-{
-	return (pte_t *)((uintptr_t)ptep & ~(uintptr_t)(CONT_PTES * sizeof(pte_t) - 1));
-}
-
 static inline unsigned long pte_cont_addr_end(unsigned long addr, unsigned long end)
 {
 	unsigned long b = (addr + CONT_PTE_SIZE) & CONT_PTE_MASK;

@@ -13,7 +13,13 @@ BAD = [
     (["run", "munmap", "--profile", "nosuch"], "unknown profile"),
     (["run", "munmap", "--profile", "../x"], "bad profile name"),
     (["run", "munmap", "--arch", "riscv"], "unknown arch"),
-    (["run", "munmap", "--impl", "linux-9.9"], "unknown impl"),
+    (["run", "munmap", "--impl", "linux-9.9"], "not fetched"),
+    (["run", "munmap", "--impl", "bogus"], "unknown impl"),
+    (["run", "munmap", "--impl", "tree:/nonexistent"], "does not exist"),
+    (["run", "munmap", "--impl", "tree:/tmp"], "not a kernel tree"),
+    (["run", "munmap", "--arch", "x86", "--impl", "tree:tests"], "not a kernel tree"),
+    (["kernels", "fetch", "x;y"], "bad kernel version"),
+    (["kernels"], "usage"),
     (["run", "munmap", "--without", "nosuch"], "unknown switch"),
     (["run", "munmap", "--arch", "x86", "--profile", "arm64-generic"], "is for arm64"),
     (["run", "munmap", "--pmd-mapped"], "needs --folio-size 2M"),
@@ -73,3 +79,33 @@ def test_zap_batch_saves_16x(ptelab):
     assert before["invariants"]["ok"] and after["invariants"]["ok"]
     assert before["modelled_ns"] > after["modelled_ns"]
     assert before["params"]["without"] == ["zap-batch"]
+
+
+def _fake_tree(tmp_path, source=None):
+    (tmp_path / "Makefile").write_text("VERSION = 7\nPATCHLEVEL = 9\nSUBLEVEL = 1\n")
+    if source is not None:
+        d = tmp_path / "arch" / "arm64" / "mm"
+        d.mkdir(parents=True)
+        (d / "contpte.c").write_text(source)
+    return f"tree:{tmp_path}"
+
+
+def _one_error(p):
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert lines[-1].startswith("ptelab: error: ")
+    # at most a progress line before it
+    assert len(lines) <= 2
+    return lines[-1]
+
+
+def test_tree_without_contpte(ptelab, tmp_path):
+    line = _one_error(ptelab("run", "munmap", "--size", "4M", "--impl", _fake_tree(tmp_path)))
+    assert "7.9.1" in line and "no arch/arm64/mm/contpte.c" in line
+
+
+def test_tree_that_does_not_compile(ptelab, tmp_path):
+    impl = _fake_tree(tmp_path, "#include <linux/mm.h>\nint broken( {\n")
+    line = _one_error(ptelab("run", "munmap", "--size", "4M", "--impl", impl))
+    assert "does not compile against the shim" in line
+    assert "7.9.1" in line and "error" in line.split("shim:")[1]

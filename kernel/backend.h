@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Kernel backends: a kernel tree's arch/arm64/mm/contpte.c compiled
+ * unchanged against the shim into a shared object, loaded beside the
+ * others (RTLD_LOCAL), its contpte_* functions filling a contpte_ops.
+ */
+#ifndef PTELAB_KERNEL_BACKEND_H
+#define PTELAB_KERNEL_BACKEND_H
+
+#include <stddef.h>
+
+struct contpte_ops;
+
+/* The versions Debian packages as linux-source-X.Y that ptelab knows. */
+extern const char *const kernel_fetchable[];
+
+/*
+ * "ref", "linux-X.Y" (fetched with `ptelab kernels fetch X.Y`) or
+ * "tree:PATH". Builds on first use (cached by content), loads, returns
+ * the ops; NULL with one line in err saying what is wrong and what to do.
+ */
+const struct contpte_ops *contpte_backend_by_name(const char *impl, char *err,
+						  size_t errlen);
+
+/* Fetched kernel sources under build/kernels, sorted; returns how many. */
+int kernel_fetched(char names[][64], int max);
+
+/* `ptelab kernels fetch X.Y`: runs kernel/fetch.sh; exit status. */
+int kernel_fetch(const char *version);
+
+#endif

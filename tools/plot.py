@@ -1,0 +1,194 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Plot the TSV tables of `ptelab reproduce --out DIR` as SVG.
+
+Usage: python3 tools/plot.py DIR
+
+Standard library only, so it runs on any machine that runs the lab.
+"""
+import math
+import os
+import sys
+from xml.sax.saxutils import escape
+
+S5_COLUMNS = ["arch", "folio", "lab_before_ms", "lab_after_ms",
+              "published_before_ms", "published_after_ms"]
+# (column, legend label, colour, lab?). Published figures get hollow
+# squares and no line, so they never pass for computed ones.
+SERIES = [
+    ("lab_before_ms", "lab before", "#c0392b", True),
+    ("lab_after_ms", "lab after", "#1f5fa8", True),
+    ("published_before_ms", "published before (not computed)", "#c0392b", False),
+    ("published_after_ms", "published after (not computed)", "#1f5fa8", False),
+]
+PW, PH = 440, 300                   # one panel
+ML, MR, MT, MB = 56, 16, 34, 44     # margins inside a panel
+LEGEND_H = 30
+
+
+class PlotError(Exception):
+    pass
+
+
+def folio_kib(label):
+    """'64K' -> 64; the x axis is log2 of this."""
+    units = {"K": 1, "M": 1024, "G": 1024 * 1024}
+    num, unit = label[:-1], label[-1:]
+    if unit not in units or not num.isdigit() or int(num) <= 0:
+        raise ValueError(f"bad folio size {label!r}")
+    return int(num) * units[unit]
+
+
+def read_s5(path):
+    """Return {arch: [(kib, folio, {column: float or None})]} sorted by size."""
+    with open(path, encoding="utf-8") as f:
+        lines = [ln.rstrip("\r\n") for ln in f if ln.strip()]
+    if not lines or lines[0].split("\t") != S5_COLUMNS:
+        raise PlotError(f"{path}: header is not {' '.join(S5_COLUMNS)}")
+    data, seen = {}, set()
+    for n, line in enumerate(lines[1:], start=2):
+        cells = line.split("\t")
+        if len(cells) != len(S5_COLUMNS):
+            raise PlotError(f"{path}:{n}: {len(cells)} fields, expected {len(S5_COLUMNS)}")
+        arch, folio = cells[0], cells[1]
+        if not arch or (arch, folio) in seen:
+            raise PlotError(f"{path}:{n}: empty or repeated arch/folio")
+        seen.add((arch, folio))
+        try:
+            kib = folio_kib(folio)
+            vals = {}
+            for col, cell in zip(S5_COLUMNS[2:], cells[2:]):
+                # '-' means "no figure"; only published columns may lack one.
+                if cell == "-" and col.startswith("published"):
+                    vals[col] = None
+                    continue
+                v = float(cell)
+                if not math.isfinite(v) or v < 0:
+                    raise ValueError(f"bad time {cell!r}")
+                vals[col] = v
+        except ValueError as e:
+            raise PlotError(f"{path}:{n}: {e}") from None
+        data.setdefault(arch, []).append((kib, folio, vals))
+    if not data:
+        raise PlotError(f"{path}: no data rows")
+    for rows in data.values():
+        rows.sort()
+    return data
+
+
+def nice_ticks(top):
+    """0..top in 4-6 steps of 1, 2 or 5 x 10^k, so the axis reads easily."""
+    top = top if top > 0 else 1.0
+    raw = top / 5
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
+    n = math.ceil(top / step - 1e-9)
+    return [i * step for i in range(n + 1)]
+
+
+def fmt(v):
+    return f"{v:g}"
+
+
+def marker(x, y, colour, lab, cls):
+    if lab:
+        return (f'<circle class="marker {cls}" cx="{x:.1f}" cy="{y:.1f}" r="3.5" '
+                f'fill="{colour}" stroke="{colour}"/>')
+    return (f'<rect class="marker {cls}" x="{x - 4:.1f}" y="{y - 4:.1f}" width="8" '
+            f'height="8" fill="white" stroke="{colour}" stroke-width="1.5"/>')
+
+
+def plot_s5(data):
+    # Shared axes across panels: small multiples must be comparable by eye.
+    sizes = sorted({(kib, folio) for rows in data.values() for kib, folio, _ in rows})
+    lo, hi = math.log2(sizes[0][0]), math.log2(sizes[-1][0])
+    vmax = max(v for rows in data.values() for *_, vals in rows
+               for v in vals.values() if v is not None)
+    yticks = nice_ticks(vmax)
+    ytop = yticks[-1]
+    # At least wide enough for the legend when there is a single panel.
+    w, h = max(PW * len(data), 700), PH + LEGEND_H
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+           f'viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="11">',
+           f'<rect width="{w}" height="{h}" fill="white"/>']
+    for i, (arch, rows) in enumerate(data.items()):
+        ox = i * PW
+        x0, x1, y0, y1 = ox + ML, ox + PW - MR, PH - MB, MT
+
+        def sx(kib):
+            span = (hi - lo) or 1.0
+            return x0 + (math.log2(kib) - lo) / span * (x1 - x0)
+
+        def sy(v):
+            return y0 - v / ytop * (y0 - y1)
+
+        out.append(f'<g class="panel" data-arch="{escape(arch)}">')
+        out.append(f'<text x="{(x0 + x1) / 2:.1f}" y="20" text-anchor="middle" '
+                   f'font-size="13" font-weight="bold">'
+                   f'S5 munmap 1 GiB \u2014 {escape(arch)}</text>')
+        for t in yticks:
+            y = sy(t)
+            out.append(f'<line x1="{x0}" y1="{y:.1f}" x2="{x1}" y2="{y:.1f}" stroke="#e4e4e4"/>')
+            out.append(f'<text x="{x0 - 6}" y="{y + 4:.1f}" text-anchor="end">{fmt(t)}</text>')
+        for kib, folio in sizes:
+            x = sx(kib)
+            out.append(f'<line x1="{x:.1f}" y1="{y0}" x2="{x:.1f}" y2="{y0 + 4}" stroke="black"/>')
+            out.append(f'<text x="{x:.1f}" y="{y0 + 16}" text-anchor="middle">{escape(folio)}</text>')
+        out.append(f'<polyline points="{x0},{y1} {x0},{y0} {x1},{y0}" fill="none" stroke="black"/>')
+        out.append(f'<text x="{(x0 + x1) / 2:.1f}" y="{y0 + 32}" text-anchor="middle">'
+                   f'folio size (log2 scale)</text>')
+        out.append(f'<text transform="translate({ox + 14},{(y0 + y1) / 2:.1f}) rotate(-90)" '
+                   f'text-anchor="middle">time (ms)</text>')
+        for col, _, colour, lab in SERIES:
+            pts = [(sx(kib), sy(vals[col])) for kib, _, vals in rows if vals[col] is not None]
+            cls = col[:-3].replace("_", "-")
+            if lab and len(pts) > 1:
+                coords = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
+                out.append(f'<polyline class="line {cls}" points="{coords}" fill="none" '
+                           f'stroke="{colour}" stroke-width="1.5"/>')
+            out.extend(marker(x, y, colour, lab, cls) for x, y in pts)
+        out.append('</g>')
+    # One legend for all panels, along the bottom.
+    out.append('<g class="legend">')
+    x, y = 16, PH + LEGEND_H / 2
+    for col, label, colour, lab in SERIES:
+        if lab:
+            out.append(f'<line x1="{x}" y1="{y}" x2="{x + 20}" y2="{y}" stroke="{colour}" stroke-width="1.5"/>')
+        sym = marker(x + 10, y, colour, lab, "legend-key")
+        out.append(sym.replace('class="marker legend-key"', 'class="legend-key"'))
+        out.append(f'<text x="{x + 26}" y="{y + 4}">{escape(label)}</text>')
+        x += 40 + 6.5 * len(label)
+    out.append('</g></svg>\n')
+    return "\n".join(out)
+
+
+PLOTTERS = {"S5.tsv": (read_s5, plot_s5)}
+
+
+def main(argv):
+    if len(argv) != 1:
+        raise PlotError("usage: plot.py DIR")
+    d = argv[0]
+    if not os.path.isdir(d):
+        raise PlotError(f"{d}: not a directory")
+    names = sorted(n for n in os.listdir(d) if n in PLOTTERS)
+    if not names:
+        raise PlotError(f"{d}: no TSV this tool can plot ({', '.join(PLOTTERS)})")
+    for name in names:
+        read, plot = PLOTTERS[name]
+        svg = plot(read(os.path.join(d, name)))
+        dest = os.path.join(d, name[:-4] + ".svg")
+        # Write then rename, so a failed run never leaves half an SVG.
+        with open(dest + ".tmp", "w", encoding="utf-8") as f:
+            f.write(svg)
+        os.replace(dest + ".tmp", dest)
+        print(dest)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except (PlotError, OSError, UnicodeDecodeError) as e:
+        msg = str(e).replace("\n", " ")
+        print(f"plot: error: {msg}", file=sys.stderr)
+        sys.exit(2)
