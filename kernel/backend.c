@@ -106,12 +106,15 @@ static int read_file(const char *path, char **out)
 
 static int makefile_int(const char *mk, const char *key)
 {
-	char pat[32];
-	const char *p;
+	size_t n = strlen(key);
 
-	snprintf(pat, sizeof(pat), "\n%s", key);
-	for (p = strstr(mk, pat); p; p = strstr(p + 1, pat)) {
-		p += strlen(pat);
+	/* "KEY = value" at the start of a line */
+	for (const char *p = mk; p; p = strchr(p, '\n')) {
+		if (*p == '\n')
+			p++;
+		if (strncmp(p, key, n))
+			continue;
+		p += n;
 		while (*p == ' ' || *p == '\t')
 			p++;
 		if (*p == '=')

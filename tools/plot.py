@@ -21,7 +21,7 @@ SERIES = [
     ("published_after_ms", "published after (not computed)", "#1f5fa8", False),
 ]
 PW, PH = 440, 300                   # one panel
-ML, MR, MT, MB = 56, 16, 34, 44     # margins inside a panel
+ML, MR, MT, MB = 56, 30, 34, 44     # margins inside a panel
 LEGEND_H = 30
 
 
@@ -156,7 +156,7 @@ def plot_s5(data):
         sym = marker(x + 10, y, colour, lab, "legend-key")
         out.append(sym.replace('class="marker legend-key"', 'class="legend-key"'))
         out.append(f'<text x="{x + 26}" y="{y + 4}">{escape(label)}</text>')
-        x += 40 + 6.5 * len(label)
+        x += 40 + 6 * len(label)
     out.append('</g></svg>\n')
     return "\n".join(out)
 
