@@ -124,7 +124,7 @@ def plot_s5(data):
         out.append(f'<g class="panel" data-arch="{escape(arch)}">')
         out.append(f'<text x="{(x0 + x1) / 2:.1f}" y="20" text-anchor="middle" '
                    f'font-size="13" font-weight="bold">'
-                   f'S5 munmap 1 GiB \u2014 {escape(arch)}</text>')
+                   f'S5 munmap \u2014 {escape(arch)}</text>')
         for t in yticks:
             y = sy(t)
             out.append(f'<line x1="{x0}" y1="{y:.1f}" x2="{x1}" y2="{y:.1f}" stroke="#e4e4e4"/>')
