@@ -279,6 +279,23 @@ static void ref_clear_young_dirty_ptes(struct vm_area_struct *vma,
 }
 
 /*
+ * Nothing to do only if every entry of the block already has the access
+ * state asked for: a walker that reads entries one by one (no HAFDBS, an
+ * SMMU without HTTU) would otherwise fault forever on an entry whose
+ * sibling alone was updated, since the gathered view looks complete.
+ */
+static bool all_subptes_match_access_flags(pte_t *ptep, pte_t entry)
+{
+	const pteval_t mask = PTE_RDONLY | PTE_AF | PTE_WRITE | PTE_DIRTY;
+	pte_t *p = contpte_align_down(ptep);
+
+	for (int i = 0; i < CONT_PTES; i++)
+		if ((pte_val(__ptep_get(p + i)) & mask) != (pte_val(entry) & mask))
+			return false;
+	return true;
+}
+
+/*
  * Setting young/dirty applies to the whole block; a change of write
  * permission must unfold first since it may not differ within a block.
  */
@@ -286,19 +303,22 @@ static int ref_ptep_set_access_flags(struct vm_area_struct *vma,
 				     unsigned long addr, pte_t *ptep,
 				     pte_t entry, int dirty)
 {
-	pte_t orig_pte = pte_mknoncont(ref_ptep_get(ptep, __ptep_get(ptep)));
+	pte_t orig_pte;
 
-	if (pte_same(orig_pte, entry))
+	if (all_subptes_match_access_flags(ptep, entry))
 		return 0;
+	orig_pte = pte_mknoncont(__ptep_get(ptep));
 	if (pte_write(orig_pte) == pte_write(entry)) {
 		unsigned long start_addr = ALIGN_DOWN(addr, CONT_PTE_SIZE);
 		pte_t *p = contpte_align_down(ptep);
 
 		for (int i = 0; i < CONT_PTES; i++, p++)
 			__ptep_set_access_flags(vma, start_addr + i * PAGE_SIZE, p, entry, 0);
+		/* a stale read-only entry on this CPU would fault again */
 		if (dirty)
-			__flush_tlb_range(vma, start_addr, start_addr + CONT_PTE_SIZE,
-					  PAGE_SIZE, true, 3);
+			arm64_flush_tlb_range_flags(vma, start_addr, start_addr + CONT_PTE_SIZE,
+						    PAGE_SIZE, 3,
+						    TLBF_NOWALKCACHE | TLBF_NOBROADCAST);
 	} else {
 		ref_try_unfold(vma->vm_mm, addr, ptep, orig_pte);
 		__ptep_set_access_flags(vma, addr, ptep, entry, dirty);
