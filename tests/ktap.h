@@ -14,6 +14,7 @@ struct ktap_case {
 };
 
 static int ktap_failed_now;
+static const char *ktap_skip_now; /* set by a case to report # SKIP */
 
 #define EXPECT(cond)                                                              \
 	do {                                                                      \
@@ -35,14 +36,20 @@ static int ktap_failed_now;
 
 static inline int ktap_run(const char *suite, const struct ktap_case *cases, int n)
 {
-	int passed = 0, failed = 0;
+	int passed = 0, failed = 0, skipped = 0;
 
 	printf("KTAP version 1\n1..1\n");
 	printf("    KTAP version 1\n    # Subtest: %s\n    1..%d\n", suite, n);
 	for (int i = 0; i < n; i++) {
 		ktap_failed_now = 0;
+		ktap_skip_now = NULL;
 		fflush(stdout);
 		cases[i].fn();
+		if (ktap_skip_now && !ktap_failed_now) {
+			printf("    ok %d %s # SKIP %s\n", i + 1, cases[i].name, ktap_skip_now);
+			skipped++;
+			continue;
+		}
 		printf("    %sok %d %s\n", ktap_failed_now ? "not " : "", i + 1, cases[i].name);
 		if (ktap_failed_now)
 			failed++;
@@ -50,7 +57,7 @@ static inline int ktap_run(const char *suite, const struct ktap_case *cases, int
 			passed++;
 	}
 	printf("%sok 1 %s\n", failed ? "not " : "", suite);
-	printf("# %s: %d passed, %d failed\n", suite, passed, failed);
+	printf("# %s: %d passed, %d failed, %d skipped\n", suite, passed, failed, skipped);
 	return failed ? 1 : 0;
 }
 

@@ -29,11 +29,12 @@ struct t_lab {
 	struct hw_cpu *cpu;
 };
 
-static inline void t_setup(struct t_lab *t, const char *arch_name, u64 size,
-			   u64 folio_size, enum hw_cont_policy policy)
+static inline bool t_setup_impl(struct t_lab *t, const char *impl,
+				const char *arch_name, u64 size, u64 folio_size,
+				enum hw_cont_policy policy)
 {
 	struct run_params p = {
-		.arch = arch_name, .impl = "ref", .nr_cpus = 2, .seed = 42,
+		.arch = arch_name, .impl = impl, .nr_cpus = 2, .seed = 42,
 		.policy = policy, .tlb_entries = 256, .tlb_ways = 4, .hafdbs = true,
 	};
 	char err[200];
@@ -42,12 +43,21 @@ static inline void t_setup(struct t_lab *t, const char *arch_name, u64 size,
 	while ((PAGE_SIZE << order) < folio_size)
 		order++;
 	lab_switches_reset();
-	if (lab_machine_setup(&p, (size >> PAGE_SHIFT) * 2 + 8192, err, sizeof(err)))
-		printf("# setup failed: %s\n", err);
+	if (lab_machine_setup(&p, (size >> PAGE_SHIFT) * 2 + 8192, err, sizeof(err))) {
+		printf("    # setup failed: %s\n", err);
+		return false;
+	}
 	t->cpu = &hw_machine.cpu[0];
 	t->mm = mm_alloc();
 	t->vma = mmap_anon(t->mm, T_BASE, size, VM_READ | VM_WRITE, order, false);
 	switch_mm(t->cpu, t->mm);
+	return true;
+}
+
+static inline void t_setup(struct t_lab *t, const char *arch_name, u64 size,
+			   u64 folio_size, enum hw_cont_policy policy)
+{
+	t_setup_impl(t, "ref", arch_name, size, folio_size, policy);
 }
 
 static inline void t_touch(struct t_lab *t, u64 off, u64 len, bool write)
