@@ -66,6 +66,8 @@ struct arch_ops {
 				     unsigned long addr, pte_t *ptep,
 				     pte_t entry, int dirty);
 	unsigned int (*pte_batch_hint)(pte_t *ptep, pte_t pte);
+	/* the kernel has batched young tests (7.x); 6.x core-mm went per PTE */
+	bool (*batched_young)(void);
 
 	/* TLB maintenance */
 	void (*flush_tlb_range)(struct vm_area_struct *vma, unsigned long start,

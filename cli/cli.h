@@ -33,6 +33,9 @@ int run_spec_execute(const struct run_spec *s, struct run_out *o, char *err,
 void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o);
 void print_run_table(FILE *f, const struct run_spec *s, const struct run_out *o);
 
+void print_side_by_side(FILE *f, const struct run_spec *s, const char *const *impls,
+			const struct run_out *outs, int n);
+
 int cmd_reproduce(int argc, char **argv);
 
 /* Published figures (data/published.tsv), shown only as "published". */

@@ -183,13 +183,38 @@ static int cmd_run(int argc, char **argv)
 			return die(err);
 		}
 	}
-	if (run_spec_execute(&spec, &out, err, sizeof(err)))
-		return die(err);
-	if (json)
-		print_run_json(stdout, &spec, &out);
-	else
-		print_run_table(stdout, &spec, &out);
-	return out.ok ? 0 : 1;
+	/* --impl a,b,c: the same workload on several backends, side by side */
+	char impls[512], *save = NULL;
+	const char *names[8];
+	int nr = 0;
+
+	snprintf(impls, sizeof(impls), "%s", spec.p.impl);
+	for (char *t = strtok_r(impls, ",", &save); t && nr < 8; t = strtok_r(NULL, ",", &save))
+		names[nr++] = t;
+	if (nr == 0)
+		return die("--impl needs a backend name");
+	if (nr == 1) {
+		if (run_spec_execute(&spec, &out, err, sizeof(err)))
+			return die(err);
+		if (json)
+			print_run_json(stdout, &spec, &out);
+		else
+			print_run_table(stdout, &spec, &out);
+		return out.ok ? 0 : 1;
+	}
+	static struct run_out outs[8];
+	bool all_ok = true;
+	for (int i = 0; i < nr; i++) {
+		spec.p.impl = names[i];
+		if (run_spec_execute(&spec, &outs[i], err, sizeof(err)))
+			return die(err);
+		all_ok &= outs[i].ok;
+		if (json)
+			print_run_json(stdout, &spec, &outs[i]);
+	}
+	if (!json)
+		print_side_by_side(stdout, &spec, names, outs, nr);
+	return all_ok ? 0 : 1;
 }
 
 int main(int argc, char **argv)

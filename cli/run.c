@@ -212,3 +212,40 @@ void print_run_table(FILE *f, const struct run_spec *s, const struct run_out *o)
 	if (hw_violations.total > (u64)hw_violations.kept)
 		fprintf(f, "  ... %llu in all\n", (unsigned long long)hw_violations.total);
 }
+
+void print_side_by_side(FILE *f, const struct run_spec *s, const char *const *impls,
+			const struct run_out *outs, int n)
+{
+	fprintf(f, "workload %s  arch %s  size %llu  folio %llu  (events of the measured phase: %s)\n\n",
+		s->w->name, s->p.arch, (unsigned long long)s->p.size,
+		(unsigned long long)s->p.folio_size, s->w->measured);
+	fprintf(f, "%-20s", "event");
+	for (int i = 0; i < n; i++)
+		fprintf(f, " %16.16s", impls[i]);
+	fprintf(f, "\n");
+	for (int e = 0; e < NR_HW_EVENTS; e++) {
+		bool any = false;
+
+		for (int i = 0; i < n; i++)
+			any |= outs[i].r.measured.v[e] != 0;
+		if (!any)
+			continue;
+		fprintf(f, "%-20s", hw_event_names[e]);
+		for (int i = 0; i < n; i++)
+			fprintf(f, " %16llu", (unsigned long long)outs[i].r.measured.v[e]);
+		fprintf(f, "\n");
+	}
+	for (int x = 0; x < outs[0].r.nr_extra; x++) {
+		fprintf(f, "%-20s", outs[0].r.extra_name[x]);
+		for (int i = 0; i < n; i++)
+			fprintf(f, " %16.6g", outs[i].r.extra_val[x]);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "%-20s", "modelled ms");
+	for (int i = 0; i < n; i++)
+		fprintf(f, " %16.3f", outs[i].modelled_ns / 1e6);
+	fprintf(f, "\n%-20s", "invariants");
+	for (int i = 0; i < n; i++)
+		fprintf(f, " %16s", outs[i].ok ? "ok" : "VIOLATED");
+	fprintf(f, "\nprofile %s\n", outs[0].prof.name);
+}

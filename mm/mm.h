@@ -61,6 +61,8 @@ void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			    struct vm_area_struct *vma);
 #define folio_remove_rmap_pte(folio, page, vma) \
 	folio_remove_rmap_ptes(folio, page, 1, vma)
+int folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
+			 unsigned long address, pte_t *ptep, unsigned int max_nr);
 
 /* freeing and the LRU */
 void folios_put_refs_one(struct folio *folio, int refs);

@@ -4,6 +4,7 @@
  * and per folio. Every RMW of a mapcount is a counted atomic, every
  * add/remove call an rmap_call: batching saves calls, not page atomics.
  */
+#include "arch/switches.h"
 #include "mm/mm.h"
 
 void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
@@ -46,4 +47,42 @@ void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 	}
 	hw_count(EV_mapcount_atomic, 1);
 	folio->page._large_mapcount -= nr;
+}
+
+/*
+ * The young test rmap does for one mapping of a folio (the heart of
+ * folio_referenced_one): with young-batch, one folio_pte_batch() and one
+ * clear_flush_young_ptes() over the run (7.x); without, the 6.x shape of
+ * page_vma_mapped_walk: read each PTE, clear-flush its young bit.
+ * Returns how many young references were found.
+ */
+int folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
+			 unsigned long address, pte_t *ptep, unsigned int max_nr)
+{
+	int referenced = 0;
+
+	hw_count(EV_rmap_call, 1);
+	if (lab_sw.young_batch && arch_batched_young()) {
+		for (unsigned int done = 0; done < max_nr;) {
+			pte_t ptent = ptep_get(ptep + done);
+			unsigned int nr = 1;
+
+			if (!pte_present(ptent))
+				break;
+			if (folio_test_large(folio))
+				nr = (unsigned int)folio_pte_batch(folio, address, ptep + done, ptent,
+								   (int)(max_nr - done), 0, NULL, NULL, NULL);
+			if (clear_flush_young_ptes(vma, address + done * PAGE_SIZE, ptep + done, nr))
+				referenced++;
+			done += nr;
+		}
+		return referenced;
+	}
+	for (unsigned int i = 0; i < max_nr; i++) {
+		if (!pte_present(ptep_get(ptep + i)))
+			break;
+		if (ptep_clear_flush_young(vma, address + i * PAGE_SIZE, ptep + i))
+			referenced++;
+	}
+	return referenced;
 }

@@ -4,9 +4,11 @@
 #include "workloads/workload.h"
 
 extern const struct workload workload_munmap;
+extern const struct workload workload_young_scan;
 
 const struct workload *const workloads[] = {
 	&workload_munmap,
+	&workload_young_scan,
 	NULL,
 };
 

@@ -160,6 +160,12 @@ static bool batched_young(void)
 	return B->test_and_clear_young_ptes && (!is_ref() || lab_sw.young_batch);
 }
 
+/* A kernel backend's own version decides; the reference has both. */
+static bool backend_batched_young(void)
+{
+	return B->test_and_clear_young_ptes != NULL;
+}
+
 /*
  * S1: one call over a folio's PTEs. The caller guarantees they are
  * present, so the contiguous bit alone decides the path. Backends without
@@ -317,6 +323,7 @@ const struct arch_ops arch_arm64_ops = {
 	.clear_young_dirty_ptes = clear_young_dirty_ptes,
 	.ptep_set_access_flags = ptep_set_access_flags,
 	.pte_batch_hint = pte_batch_hint,
+	.batched_young = backend_batched_young,
 	.flush_tlb_range = flush_tlb_range,
 	.flush_tlb_mm = flush_tlb_mm,
 	.flush_tlb_page = flush_tlb_page,

@@ -191,6 +191,11 @@ static unsigned int x_pte_batch_hint(pte_t *ptep, pte_t pte)
 	return 1;
 }
 
+static bool x_batched_young(void)
+{
+	return true;
+}
+
 static void flush_tlb_func(int cpu, int asid, unsigned long start,
 			   unsigned long end, unsigned int stride_shift)
 {
@@ -282,6 +287,7 @@ const struct arch_ops arch_x86_ops = {
 	.clear_young_dirty_ptes = x_clear_young_dirty_ptes,
 	.ptep_set_access_flags = x_ptep_set_access_flags,
 	.pte_batch_hint = x_pte_batch_hint,
+	.batched_young = x_batched_young,
 	.flush_tlb_range = x_flush_tlb_range,
 	.flush_tlb_mm = x_flush_tlb_mm,
 	.flush_tlb_page = x_flush_tlb_page,

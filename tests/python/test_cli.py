@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The ptelab command line: bad input, the JSON contract, the S5 claims."""
+import json
+
 import pytest
+
+from conftest import ROOT
 
 BAD = [
     (["run", "nosuch"], "unknown workload"),
@@ -109,3 +113,41 @@ def test_tree_that_does_not_compile(ptelab, tmp_path):
     line = _one_error(ptelab("run", "munmap", "--size", "4M", "--impl", impl))
     assert "does not compile against the shim" in line
     assert "7.9.1" in line and "error" in line.split("shim:")[1]
+
+
+def _runs(ptelab, *args):
+    p = ptelab(*args)
+    assert p.returncode == 0, p.stderr
+    return [json.loads(line) for line in p.stdout.splitlines()]
+
+
+def test_young_scan_batching_and_early_exit(ptelab):
+    after, = _runs(ptelab, "run", "young-scan", "--size", "16M", "--json")
+    before, = _runs(ptelab, "run", "young-scan", "--size", "16M", "--json",
+                    "--without", "young-batch")
+    no_exit, = _runs(ptelab, "run", "young-scan", "--size", "16M", "--json",
+                     "--without", "young-batch", "--without", "ptep-get-early-exit")
+    per_block = lambda j: j["results"]["pte_read_per_block"]
+    assert per_block(before) > 10 * per_block(after)
+    assert per_block(no_exit) > per_block(before)  # S4 saves loads per ptep_get
+    assert before["results"]["referenced"] == after["results"]["referenced"]
+    for j in (after, before, no_exit):
+        assert j["invariants"]["ok"]
+
+
+def _fetched(*names):
+    return all((ROOT / "build" / "kernels" / n).is_dir() for n in names)
+
+
+@pytest.mark.skipif(not _fetched("linux-6.12", "linux-7.3"),
+                    reason="kernel sources not fetched (ptelab kernels fetch 6.12 7.3)")
+def test_kernel_backends_side_by_side(ptelab):
+    runs = _runs(ptelab, "run", "young-scan", "--size", "16M", "--json",
+                 "--impl", "linux-6.12,linux-7.3,ref")
+    old, new, ref = runs
+    assert [r["impl"] for r in runs] == ["linux-6.12", "linux-7.3", "ref"]
+    assert old["results"]["pte_read_per_block"] > 10 * new["results"]["pte_read_per_block"]
+    assert old["results"]["referenced"] == new["results"]["referenced"] == ref["results"]["referenced"]
+    m73, mref = (_runs(ptelab, "run", "munmap", "--size", "32M", "--json", "--impl", i)[0]
+                 for i in ("linux-7.3", "ref"))
+    assert m73["results"] == mref["results"] and m73["invariants"]["ok"]

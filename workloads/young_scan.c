@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A young-bit microbenchmark over contpte-mapped memory: map and write
+ * --size in --folio-size folios, then (measured) test-and-clear the young
+ * bits of every folio's PTEs the way rmap does, --passes times, the
+ * memory being touched again between passes. Shows the S4 early exit
+ * (pte_read per ptep_get) and the S1 batching (pte_read per block).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "hw/cpu.h"
+#include "mm/mm.h"
+#include "workloads/workload.h"
+
+#define YS_BASE 0x4000000000UL
+
+static int young_scan_run(const struct run_params *p, struct run_result *r,
+			  char *err, size_t errlen)
+{
+	u64 nr_pages = p->size >> PAGE_SHIFT;
+	u64 folio_pages = p->folio_size >> PAGE_SHIFT;
+	int order = 0;
+	struct hw_counters before, after;
+	u64 referenced = 0;
+
+	while ((1UL << order) < folio_pages)
+		order++;
+	if (lab_machine_setup(p, nr_pages + nr_pages / 16 + 4096, err, errlen))
+		return -1;
+	struct hw_cpu *cpu = &hw_machine.cpu[0];
+	struct mm_struct *mm = mm_alloc();
+	struct vm_area_struct *vma = mm ? mmap_anon(mm, YS_BASE, p->size, VM_READ | VM_WRITE,
+						    order, false) : NULL;
+	if (!vma) {
+		snprintf(err, errlen, "cannot map %llu bytes", (unsigned long long)p->size);
+		return -1;
+	}
+	switch_mm(cpu, mm);
+	for (u64 i = 0; i < nr_pages; i++)
+		access_user(cpu, mm, YS_BASE + i * PAGE_SIZE, true);
+	r->setup = hw_events;
+	memset(&r->measured, 0, sizeof(r->measured));
+
+	for (int pass = 0; pass < 2; pass++) {
+		hw_events_snapshot(&before);
+		for (u64 f = 0; f < nr_pages; f += folio_pages) {
+			unsigned long addr = YS_BASE + f * PAGE_SIZE;
+			pte_t *ptep = pte_offset_map(pmd_walk(mm, addr), addr);
+			struct folio *folio = pfn_folio(pte_pfn(ptep_get(ptep)));
+
+			hw_count(EV_lock_acquire, 1); /* page_vma_mapped_walk's PTL */
+			referenced += (u64)folio_referenced_one(folio, vma, addr, ptep,
+								(unsigned int)folio_pages);
+		}
+		hw_events_snapshot(&after);
+		hw_events_diff(&before, &before, &after);
+		for (int e = 0; e < NR_HW_EVENTS; e++)
+			r->measured.v[e] += before.v[e];
+		/* touch everything again (reads) between the passes */
+		for (u64 i = 0; pass == 0 && i < nr_pages; i++)
+			access_user(cpu, mm, YS_BASE + i * PAGE_SIZE, false);
+	}
+	mm_check_invariants(mm);
+	run_result_add(r, "referenced", (double)referenced);
+	run_result_add(r, "pte_read_per_block",
+		       (double)r->measured.v[EV_pte_read] / (double)(2 * (p->size / SZ_64K)));
+	mmput(mm);
+	mm_check_all_freed();
+	lab_machine_teardown();
+	return 0;
+}
+
+const struct workload workload_young_scan = {
+	.name = "young-scan",
+	.help = "rmap-style young test-and-clear over every folio's PTEs (S1/S4 microbenchmark)",
+	.measured = "two young-scan passes",
+	.default_size = 64UL << 20,
+	.default_folio_size = SZ_64K,
+	.run = young_scan_run,
+};
