@@ -15,7 +15,8 @@ static void usage(FILE *f)
 		"       ptelab run WORKLOAD [--arch arm64|x86] [--impl IMPL] [--profile NAME]\n"
 		"                  [--size 1G] [--folio-size 64K] [--pmd-mapped] [--without NAME]...\n"
 		"                  [--cpus N] [--seed N] [--hw-policy accessed|first|random|adversarial]\n"
-		"                  [--tlb-entries N] [--tlbi-range] [--no-hafdbs] [--json]\n"
+		"                  [--tlb-entries N] [--tlbi-range] [--no-hafdbs] [--iterations N]\n"
+		"                  [--variant NAME] [--json]\n"
 		"       ptelab reproduce [EXPERIMENT...] [--out DIR] [--size SIZE]\n"
 		"       ptelab kernels fetch VERSION...   (Debian linux-source-VERSION: 6.12, 7.2, 7.3)\n"
 		"--impl: ref (built in), linux-X.Y (fetched kernel source), tree:PATH (a kernel tree)\n");
@@ -34,7 +35,11 @@ static int cmd_list(void)
 
 	printf("workloads:\n");
 	for (int i = 0; workloads[i]; i++)
+	{
 		printf("  %-14s %s\n", workloads[i]->name, workloads[i]->help);
+		if (workloads[i]->variants)
+			printf("  %-14s   --variant %s\n", "", workloads[i]->variants);
+	}
 	printf("profiles:\n");
 	for (int i = 0; i < n; i++) {
 		struct profile p;
@@ -161,6 +166,12 @@ static int cmd_run(int argc, char **argv)
 			if (parse_u64(v, &n) || n < 1 || n > 64)
 				return die("--cpus takes a number from 1 to 64");
 			spec.p.nr_cpus = (int)n;
+		} else if (!strcmp(a, "--iterations")) {
+			if (parse_u64(v, &n) || n < 1 || n > 1000000)
+				return die("--iterations takes a number from 1 to 1000000");
+			spec.p.iterations = n;
+		} else if (!strcmp(a, "--variant")) {
+			spec.p.variant = v;
 		} else if (!strcmp(a, "--seed")) {
 			if (parse_u64(v, &n))
 				return die("--seed takes a non-negative number");

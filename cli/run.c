@@ -34,6 +34,19 @@ int parse_size(const char *s, u64 *out)
 	return 0;
 }
 
+static bool variant_ok(const char *list, const char *v)
+{
+	size_t n = strlen(v);
+
+	for (const char *p = list; p; p = strchr(p, '|')) {
+		if (*p == '|')
+			p++;
+		if (!strncmp(p, v, n) && (p[n] == '|' || !p[n]))
+			return true;
+	}
+	return false;
+}
+
 void run_spec_defaults(struct run_spec *s, const struct workload *w)
 {
 	memset(s, 0, sizeof(*s));
@@ -89,6 +102,11 @@ int run_spec_execute(const struct run_spec *s, struct run_out *o, char *err,
 	}
 	if (p.size % p.folio_size) {
 		snprintf(err, errlen, "--size must be a multiple of --folio-size");
+		return -1;
+	}
+	if (p.variant && (!s->w->variants || !variant_ok(s->w->variants, p.variant))) {
+		snprintf(err, errlen, "workload %s has no variant '%s'%s%s", s->w->name, p.variant,
+			 s->w->variants ? "; variants: " : "", s->w->variants ? s->w->variants : "");
 		return -1;
 	}
 	if (profile_load(profile, &o->prof, err, errlen))
@@ -155,11 +173,13 @@ void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o)
 	json_str(f, o->prof.name);
 	fprintf(f, ", \"params\": {\"size\": %llu, \"folio_size\": %llu, \"pmd_mapped\": %s, "
 		   "\"cpus\": %d, \"seed\": %llu, \"hw_policy\": \"%s\", \"tlb_entries\": %u, "
-		   "\"tlbi_range\": %s, \"hafdbs\": %s, \"without\": [",
+		   "\"tlbi_range\": %s, \"hafdbs\": %s, \"iterations\": %llu, \"variant\": \"%s\", "
+		   "\"without\": [",
 		(unsigned long long)s->p.size, (unsigned long long)s->p.folio_size,
 		s->p.pmd_mapped ? "true" : "false", s->p.nr_cpus,
 		(unsigned long long)s->p.seed, policy_names[s->p.policy], s->p.tlb_entries,
-		s->p.tlbi_range ? "true" : "false", s->p.hafdbs ? "true" : "false");
+		s->p.tlbi_range ? "true" : "false", s->p.hafdbs ? "true" : "false",
+		(unsigned long long)s->p.iterations, s->p.variant ? s->p.variant : "");
 	for (int i = 0; i < s->nr_without; i++) {
 		fprintf(f, "%s", i ? ", " : "");
 		json_str(f, s->without[i]);

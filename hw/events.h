@@ -18,10 +18,13 @@
 	X(tlbi_local)       /* one CPU only: arm64 TLBI VALE1, x86 INVLPG */    \
 	X(dsb)              /* DSB barrier after TLB maintenance */              \
 	X(ipi)              /* x86 TLB shootdown IPI sent to a remote CPU */     \
+	X(mem_access)       /* simulated load or store by a CPU */               \
 	X(tlb_hit)                                                                \
 	X(tlb_miss)                                                               \
 	X(ptw)              /* hardware page-table walk */                       \
 	X(hw_update)        /* hardware AF/dirty update of a descriptor */       \
+	X(contpte_get)      /* ptep_get on a contpte block (a gather) */         \
+	X(contpte_get_read) /* pte_read done inside those gathers */             \
 	X(fold)             /* contpte block folded */                           \
 	X(unfold)           /* contpte block unfolded */                         \
 	X(folio_ref_atomic) /* atomic on a folio refcount */                     \

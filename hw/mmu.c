@@ -214,6 +214,7 @@ enum hw_fault hw_access(struct hw_cpu *cpu, u64 va, bool write)
 	if (hw_machine.asid_retired[cpu->asid])
 		hw_violation(VIOL_OTHER, "cpu%d accesses va %#llx with retired asid %u",
 			     cpu->id, (unsigned long long)va, cpu->asid);
+	hw_count(EV_mem_access, 1);
 	e = hw_tlb_lookup(&cpu->tlb, cpu->asid, va);
 
 	if (e && (!write || (e->flags & TLBE_W))) {

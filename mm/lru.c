@@ -111,3 +111,9 @@ void lru_del_folio(struct folio *folio)
 {
 	lruvec_del_folio(&root_lruvec, folio);
 }
+
+/* Add with the lruvec lock already held by the caller's batch. */
+void folio_add_lru_locked(struct folio *folio)
+{
+	lruvec_add_folio(&root_lruvec, folio);
+}

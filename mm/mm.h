@@ -21,6 +21,13 @@ struct vm_area_struct *mmap_anon(struct mm_struct *mm, unsigned long addr,
 				 unsigned long len, unsigned long vm_flags,
 				 int folio_order, bool pmd_mappable);
 int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len);
+struct vm_area_struct *vma_split_range(struct mm_struct *mm, unsigned long start,
+				       unsigned long end);
+
+/* mlock (mm/mlock.c) and GUP population (mm/gup.c) */
+int do_mlock(struct mm_struct *mm, unsigned long start, unsigned long len, bool lock);
+long populate_vma_page_range(struct vm_area_struct *vma, unsigned long start,
+			     unsigned long end);
 
 /* page tables */
 u64 *pmd_alloc_walk(struct mm_struct *mm, unsigned long addr);
@@ -67,6 +74,7 @@ int folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
 /* freeing and the LRU */
 void folios_put_refs_one(struct folio *folio, int refs);
 void folio_add_lru(struct folio *folio);
+void folio_add_lru_locked(struct folio *folio);
 void lru_del_folio(struct folio *folio);
 void free_pages_and_swap_cache(struct encoded_page **pages, int nr);
 

@@ -21,6 +21,33 @@ static struct vm_area_struct *split_vma(struct vm_area_struct *vma,
 	return new;
 }
 
+/*
+ * Make [start, end) a run of whole VMAs, splitting at the edges (the
+ * vma_modify() step of mlock, mprotect, madvise). Returns the first VMA,
+ * or NULL if part of the range is not mapped.
+ */
+struct vm_area_struct *vma_split_range(struct mm_struct *mm, unsigned long start,
+				       unsigned long end)
+{
+	struct vm_area_struct *vma = find_vma(mm, start), *v;
+
+	if (!vma)
+		return NULL;
+	for (v = vma; v->vm_end < end; v = v->vm_next)
+		if (!v->vm_next || v->vm_next->vm_start != v->vm_end)
+			return NULL; /* a hole */
+	if (vma->vm_start < start) {
+		vma = split_vma(vma, start);
+		if (!vma)
+			return NULL;
+	}
+	for (v = vma; v->vm_end < end; v = v->vm_next)
+		;
+	if (v->vm_end > end && !split_vma(v, end))
+		return NULL;
+	return vma;
+}
+
 int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 {
 	unsigned long end = start + len;

@@ -5,10 +5,12 @@
 
 extern const struct workload workload_munmap;
 extern const struct workload workload_young_scan;
+extern const struct workload workload_mlock_loop;
 
 const struct workload *const workloads[] = {
 	&workload_munmap,
 	&workload_young_scan,
+	&workload_mlock_loop,
 	NULL,
 };
 

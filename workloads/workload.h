@@ -18,6 +18,8 @@ struct run_params {
 	u32 tlb_entries, tlb_ways;
 	bool tlbi_range;
 	bool hafdbs;
+	u64 iterations;         /* 0: the workload's default */
+	const char *variant;    /* workload-specific; NULL: the default */
 };
 
 #define RUN_MAX_EXTRA 8
@@ -39,6 +41,7 @@ struct workload {
 	const char *measured; /* what the measured phase is */
 	u64 default_size;
 	u64 default_folio_size;
+	const char *variants;   /* "a|b|c", first is the default; NULL: none */
 	/* returns 0, or -1 with a one-line reason in err */
 	int (*run)(const struct run_params *p, struct run_result *r, char *err,
 		   size_t errlen);

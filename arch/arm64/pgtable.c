@@ -9,6 +9,7 @@
 #include "arch/arm64/contpte.h"
 #include "arch/arm64/tlbflush.h"
 #include "arch/switches.h"
+#include "hw/events.h"
 #include "mm/mmu_gather.h"
 
 const struct contpte_ops *contpte_backend = &contpte_ref_ops;
@@ -43,13 +44,24 @@ static void contpte_try_fold(struct mm_struct *mm, unsigned long addr,
 		B->try_fold(mm, addr, ptep, pte);
 }
 
+/* Gathers are what S4 shortens: count them and the loads inside them. */
+static pte_t counted_gather(pte_t *ptep, pte_t pte, bool lockless)
+{
+	u64 reads = hw_events.v[EV_pte_read];
+
+	pte = lockless ? B->ptep_get_lockless(ptep) : B->ptep_get(ptep, pte);
+	hw_count(EV_contpte_get, 1);
+	hw_count(EV_contpte_get_read, hw_events.v[EV_pte_read] - reads);
+	return pte;
+}
+
 static pte_t ptep_get(pte_t *ptep)
 {
 	pte_t pte = __ptep_get(ptep);
 
 	if (!pte_valid_cont(pte))
 		return pte;
-	return B->ptep_get(ptep, pte);
+	return counted_gather(ptep, pte, false);
 }
 
 static pte_t ptep_get_lockless(pte_t *ptep)
@@ -58,7 +70,7 @@ static pte_t ptep_get_lockless(pte_t *ptep)
 
 	if (!pte_valid_cont(pte))
 		return pte;
-	return B->ptep_get_lockless(ptep);
+	return counted_gather(ptep, pte, true);
 }
 
 static void set_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,

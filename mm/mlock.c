@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * mlock/munlock: VM_LOCKED on the VMAs, then mlock_pte_range() over the
+ * page tables moving each folio to or from the unevictable list (the
+ * step over a large folio found by reading each PTE, as
+ * folio_mlock_step() does), then population through GUP for mlock.
+ */
+#include "mm/lru.h"
+#include "mm/mm.h"
+
+#define MLOCK_FOLIO_BATCH 15
+
+/* Folios move in batches under one lruvec lock; each batch holds a ref. */
+static unsigned int mlock_batch;
+
+static void mlock_lru_move(struct folio *folio, bool lock)
+{
+	folio_get(folio);
+	if (mlock_batch++ % MLOCK_FOLIO_BATCH == 0)
+		hw_count(EV_lock_acquire, 1);
+	if (folio_test_lru(folio))
+		lru_del_folio(folio);
+	if (lock) {
+		folio_set_mlocked(folio);
+		folio_set_unevictable(folio);
+	} else {
+		folio_clear_mlocked(folio);
+		folio_clear_unevictable(folio);
+	}
+	folio_add_lru_locked(folio);
+	folios_put_refs_one(folio, 1);
+}
+
+static unsigned int folio_mlock_step(struct folio *folio, pte_t *ptep,
+				     unsigned long addr, unsigned long end)
+{
+	u64 pfn = folio_pfn(folio), nr = (u64)folio_nr_pages(folio);
+	unsigned int count, i;
+
+	if (!folio_test_large(folio))
+		return 1;
+	count = (unsigned int)min(pfn + nr - pte_pfn(ptep_get(ptep)), (end - addr) >> PAGE_SHIFT);
+	for (i = 0; i < count; i++, ptep++) {
+		pte_t entry = ptep_get(ptep);
+
+		if (!pte_present(entry) || pte_pfn(entry) - pfn >= nr)
+			break;
+	}
+	return i;
+}
+
+static void mlock_pte_range(struct vm_area_struct *vma, u64 *pmdp,
+			    unsigned long addr, unsigned long end)
+{
+	pte_t *start_pte = pte_offset_map_lock(vma->vm_mm, pmdp, addr), *ptep = start_pte;
+	bool lock = vma->vm_flags & VM_LOCKED;
+
+	if (!ptep)
+		return;
+	for (; addr != end; ptep++, addr += PAGE_SIZE) {
+		pte_t ptent = ptep_get(ptep);
+		unsigned int step;
+
+		if (!pte_present(ptent))
+			continue;
+		struct folio *folio = pfn_folio(pte_pfn(ptent));
+		step = folio_mlock_step(folio, ptep, addr, end);
+		if (lock != (bool)folio_test_mlocked(folio))
+			mlock_lru_move(folio, lock);
+		ptep += step - 1;
+		addr += (unsigned long)(step - 1) << PAGE_SHIFT;
+	}
+	pte_unmap_unlock(start_pte);
+}
+
+static void mlock_vma_pages_range(struct vm_area_struct *vma, unsigned long start,
+				  unsigned long end)
+{
+	for (unsigned long addr = start, next; addr < end; addr = next) {
+		u64 *pmdp = pmd_walk(vma->vm_mm, addr);
+
+		next = min((addr + SZ_2M) & ~(SZ_2M - 1), end);
+		if (!pmdp || !*pmdp || !arch->fmt->desc_table(*pmdp, 2))
+			continue;
+		mlock_pte_range(vma, pmdp, addr, next);
+	}
+}
+
+int do_mlock(struct mm_struct *mm, unsigned long start, unsigned long len, bool lock)
+{
+	unsigned long end = start + len;
+	struct vm_area_struct *vma = vma_split_range(mm, start, end);
+
+	if (!vma || (start | len) & ~PAGE_MASK)
+		return -1;
+	for (struct vm_area_struct *v = vma; v && v->vm_start < end; v = v->vm_next) {
+		if (lock)
+			v->vm_flags |= VM_LOCKED;
+		else
+			v->vm_flags &= ~VM_LOCKED;
+		mlock_vma_pages_range(v, v->vm_start, v->vm_end);
+	}
+	if (lock)
+		for (struct vm_area_struct *v = vma; v && v->vm_start < end; v = v->vm_next)
+			if (populate_vma_page_range(v, v->vm_start, v->vm_end) < 0)
+				return -1;
+	return 0;
+}
