@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "kernel/backend.h"
 
 struct experiment {
 	const char *name;
@@ -128,8 +129,98 @@ static int s5_run(const char *out_dir, u64 size)
 	return failed ? 1 : 0;
 }
 
+/* Kernel backends join a table when their source has been fetched. */
+static bool fetched(const char *impl)
+{
+	char names[32][64];
+	int n = kernel_fetched(names, 32);
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], impl))
+			return true;
+	return false;
+}
+
+/* S4: mlock-loop, 500 iterations, early exit in contpte_ptep_get. */
+static int s4_run(const char *out_dir, u64 size)
+{
+	const struct workload *w = workload_by_name("mlock-loop");
+	FILE *jsonl = out_file(out_dir, "S4.jsonl");
+	FILE *tsv = out_file(out_dir, "S4.tsv");
+	/* base: the row this one is compared with (-1: it is a "before") */
+	struct {
+		const char *label, *impl, *variant;
+		bool before;
+		int base;
+	} rows[] = {
+		{ "ref, before", "ref", "touched", true, -1 },
+		{ "ref, after", "ref", "touched", false, 0 },
+		{ "ref cold, before", "ref", "cold", true, -1 },
+		{ "ref cold, after", "ref", "cold", false, 2 },
+		{ "linux-6.12", "linux-6.12", "touched", false, -1 },
+		{ "linux-7.3", "linux-7.3", "touched", false, 4 },
+	};
+	double secs_of[ARRAY_SIZE(rows)] = { 0 };
+	bool full = size == SZ_1G;
+	int failed = 0;
+	double pb = 0, pa = 0;
+
+	published_get("S4", "total", "before", &pb, NULL);
+	published_get("S4", "total", "after", &pa, NULL);
+	printf("\nS4 mlock-loop, 4096 x 16 pages of 64K contpte, %s iterations, profile mobile-arm64-soc\n",
+	       full ? "500" : "50 (scaled run)");
+	printf("%-18s %12s %12s %14s %12s | %12s\n", "run", "modelled s", "pte_read/get",
+	       "gather share", "vs before", "published s");
+	if (tsv)
+		fprintf(tsv, "run\tmodelled_s\tpte_read_per_get\tgather_share\tpublished_s\n");
+	for (unsigned int r = 0; r < ARRAY_SIZE(rows); r++) {
+		struct run_spec s;
+		struct run_out o;
+
+		if (strcmp(rows[r].impl, "ref") && !fetched(rows[r].impl))
+			continue;
+		run_spec_defaults(&s, w);
+		s.p.impl = rows[r].impl;
+		s.p.variant = rows[r].variant;
+		s.p.iterations = full ? 500 : 50;
+		snprintf(s.profile, sizeof(s.profile), "mobile-arm64-soc");
+		if (rows[r].before && !strcmp(rows[r].impl, "ref"))
+			s.without[s.nr_without++] = "ptep-get-early-exit";
+		fprintf(stderr, "ptelab: S4 %s...\n", rows[r].label);
+		if (run_one(&s, &o, jsonl))
+			return -1;
+		failed |= !o.ok;
+		double secs = o.modelled_ns / 1e9;
+		double per_get = (double)o.r.measured.v[EV_contpte_get_read] /
+				 (double)(o.r.measured.v[EV_contpte_get] ? o.r.measured.v[EV_contpte_get] : 1);
+		double share = o.r.measured.v[EV_contpte_get_read] * o.prof.cost[EV_pte_read] /
+			       (o.modelled_ns ? o.modelled_ns : 1);
+		secs_of[r] = secs;
+		char pub[32] = "-", rel[32] = "-";
+		bool touched_ref = !strcmp(rows[r].impl, "ref") && !strcmp(rows[r].variant, "touched");
+		if (full && touched_ref)
+			snprintf(pub, sizeof(pub), "%.2f", rows[r].before ? pb : pa);
+		if (rows[r].base >= 0 && secs_of[rows[r].base] > 0)
+			snprintf(rel, sizeof(rel), "%.3f", secs / secs_of[rows[r].base]);
+		printf("%-18s %12.2f %12.2f %13.1f%% %12s | %12s\n", rows[r].label, secs, per_get,
+		       share * 100, rel, pub);
+		if (tsv)
+			fprintf(tsv, "%s\t%.4f\t%.3f\t%.5f\t%s\n", rows[r].label, secs, per_get, share, pub);
+	}
+	if (full && pb > 0)
+		printf("published after/before: %.3f; the profile was fitted on the published before total only\n",
+		       pa / pb);
+	printf("vs before: modelled after / before; gather share: time in contpte_ptep_get loads.\n");
+	if (jsonl)
+		fclose(jsonl);
+	if (tsv)
+		fclose(tsv);
+	return failed;
+}
+
 static const struct experiment experiments[] = {
 	{ "S5", "batched zap of PTE-mapped large folios (munmap 1 GiB)", s5_run },
+	{ "S4", "early exit in contpte_ptep_get (mlock loop)", s4_run },
 };
 
 int cmd_reproduce(int argc, char **argv)
@@ -160,7 +251,7 @@ int cmd_reproduce(int argc, char **argv)
 		for (unsigned int e = 0; e < ARRAY_SIZE(experiments); e++)
 			found |= !strcasecmp(want[i], experiments[e].name);
 		if (!found) {
-			fprintf(stderr, "ptelab: error: unknown experiment '%s'; available: S5\n", want[i]);
+			fprintf(stderr, "ptelab: error: unknown experiment '%s'; available: S4, S5\n", want[i]);
 			return 2;
 		}
 	}

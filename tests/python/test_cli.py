@@ -151,3 +151,26 @@ def test_kernel_backends_side_by_side(ptelab):
     m73, mref = (_runs(ptelab, "run", "munmap", "--size", "32M", "--json", "--impl", i)[0]
                  for i in ("linux-7.3", "ref"))
     assert m73["results"] == mref["results"] and m73["invariants"]["ok"]
+
+
+def test_mlock_loop_early_exit(ptelab):
+    def run(*extra):
+        j, = _runs(ptelab, "run", "mlock-loop", "--size", "16M", "--iterations", "2",
+                   "--json", *extra)
+        assert j["invariants"]["ok"]
+        e = j["events"]
+        return e["contpte_get_read"] / e["contpte_get"], j["modelled_ns"]
+
+    after, t_after = run()
+    before, t_before = run("--without", "ptep-get-early-exit")
+    cold_after, t_cold_after = run("--variant", "cold")
+    cold_before, t_cold_before = run("--variant", "cold", "--without", "ptep-get-early-exit")
+    assert after == 1.0 and before == 16.0
+    assert t_after < t_before
+    # nothing young or dirty: the gather has to read the whole block anyway
+    assert cold_after == cold_before == 16.0 and t_cold_after == t_cold_before
+
+
+def test_unknown_variant(ptelab):
+    p = ptelab("run", "mlock-loop", "--variant", "warm")
+    assert p.returncode == 2 and "no variant 'warm'" in p.stderr
