@@ -4,6 +4,7 @@
 #include "arch/switches.h"
 
 struct lab_switches lab_sw;
+enum contpte_full_mode contpte_full_mode;
 
 static const char *const names[] = {
 #define X(name, help) #name,
@@ -22,6 +23,7 @@ void lab_switches_reset(void)
 #define X(name, help) lab_sw.name = true;
 	LAB_SWITCHES(X)
 #undef X
+	contpte_full_mode = CONTPTE_FULL_NONE;
 }
 
 int lab_nr_switches(void)

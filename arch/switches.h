@@ -24,6 +24,17 @@ struct lab_switches {
 
 extern struct lab_switches lab_sw;
 
+/*
+ * S2's ways of clearing a contiguous entry at exit when exit-clear-ptes
+ * is off (reference backend only; reset to NONE by lab_switches_reset).
+ */
+enum contpte_full_mode {
+	CONTPTE_FULL_NONE,   /* unfold first (no exit optimisation) */
+	CONTPTE_FULL_SIMPLE, /* clear the entry alone */
+	CONTPTE_FULL_ROBUST, /* repaint the block non-contiguous, no flush */
+};
+extern enum contpte_full_mode contpte_full_mode;
+
 void lab_switches_reset(void);       /* everything on */
 int lab_switch_off(const char *name); /* "zap-batch" or "zap_batch"; -1 if unknown */
 const char *lab_switch_help(int i, const char **name);

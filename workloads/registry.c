@@ -6,11 +6,13 @@
 extern const struct workload workload_munmap;
 extern const struct workload workload_young_scan;
 extern const struct workload workload_mlock_loop;
+extern const struct workload workload_exit;
 
 const struct workload *const workloads[] = {
 	&workload_munmap,
 	&workload_young_scan,
 	&workload_mlock_loop,
+	&workload_exit,
 	NULL,
 };
 

@@ -89,17 +89,60 @@ static void set_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 }
 
 /*
- * Without exit-clear-ptes (reference only) a multi-entry clear unfolds
- * every block it touches and clears entry by entry.
+ * The ways S2 compared of clearing one contiguous entry during a fullmm
+ * teardown (reference only; kernels of every version unfold):
+ *   none   unfold the block first: rewrite 16 entries, TLBI, DSB (no-opt);
+ *   simple clear just this entry, leaving the rest of the block contiguous
+ *          until the zap reaches them (the mm dies, nobody walks it);
+ *   robust repaint the block non-contiguous, carrying young/dirty, but
+ *          skip the TLB flush the ASID's death makes unnecessary, so no
+ *          misprogrammed block is ever visible to a walker.
  */
-static pte_t clear_ptes_unfolding(struct mm_struct *mm, unsigned long addr,
-				  pte_t *ptep, unsigned int nr)
+static void unfold_noflush(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+			   pte_t pte)
+{
+	pte_t *first = (pte_t *)ALIGN_DOWN((uintptr_t)ptep, CONT_PTES * sizeof(pte_t));
+	unsigned long start = ALIGN_DOWN(addr, CONT_PTE_SIZE);
+
+	pte = pfn_pte(ALIGN_DOWN(pte_pfn(pte), CONT_PTES), pte_pgprot(pte_mknoncont(pte)));
+	for (int i = 0; i < CONT_PTES; i++) {
+		pte_t ptent = __ptep_get_and_clear(mm, start + i * PAGE_SIZE, first + i);
+
+		if (pte_dirty(ptent))
+			pte = pte_mkdirty(pte);
+		if (pte_young(ptent))
+			pte = pte_mkyoung(pte);
+	}
+	hw_count(EV_unfold, 1);
+	__set_ptes(mm, start, first, pte, CONT_PTES);
+}
+
+static pte_t ptep_get_and_clear_full(struct mm_struct *mm, unsigned long addr,
+				     pte_t *ptep, int full)
+{
+	pte_t pte = __ptep_get(ptep);
+
+	if (pte_valid_cont(pte)) {
+		if (!full || !is_ref() || contpte_full_mode == CONTPTE_FULL_NONE)
+			B->try_unfold(mm, addr, ptep, pte);
+		else if (contpte_full_mode == CONTPTE_FULL_ROBUST)
+			unfold_noflush(mm, addr, ptep, pte);
+	}
+	return __ptep_get_and_clear(mm, addr, ptep);
+}
+
+/*
+ * Without exit-clear-ptes (reference only) a multi-entry clear is the
+ * generic loop of ptep_get_and_clear_full() over every entry.
+ */
+static pte_t clear_ptes_one_by_one(struct mm_struct *mm, unsigned long addr,
+				   pte_t *ptep, unsigned int nr, int full)
 {
 	pte_t pte = __pte(0);
 
 	for (unsigned int i = 0; i < nr; i++, ptep++, addr += PAGE_SIZE) {
-		contpte_try_unfold(mm, addr, ptep, __ptep_get(ptep));
-		pte_t tmp = __ptep_get_and_clear(mm, addr, ptep);
+		pte_t tmp = ptep_get_and_clear_full(mm, addr, ptep, full);
+
 		if (i == 0)
 			pte = tmp;
 		if (pte_dirty(tmp))
@@ -117,7 +160,7 @@ static void clear_full_ptes(struct mm_struct *mm, unsigned long addr,
 		contpte_try_unfold(mm, addr, ptep, __ptep_get(ptep));
 		__clear_full_ptes(mm, addr, ptep, nr, full);
 	} else if (is_ref() && !lab_sw.exit_clear_ptes) {
-		clear_ptes_unfolding(mm, addr, ptep, nr);
+		clear_ptes_one_by_one(mm, addr, ptep, nr, full);
 	} else {
 		B->clear_full_ptes(mm, addr, ptep, nr, full);
 	}
@@ -131,16 +174,8 @@ static pte_t get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
 		return __get_and_clear_full_ptes(mm, addr, ptep, nr, full);
 	}
 	if (is_ref() && !lab_sw.exit_clear_ptes)
-		return clear_ptes_unfolding(mm, addr, ptep, nr);
+		return clear_ptes_one_by_one(mm, addr, ptep, nr, full);
 	return B->get_and_clear_full_ptes(mm, addr, ptep, nr, full);
-}
-
-static pte_t ptep_get_and_clear_full(struct mm_struct *mm, unsigned long addr,
-				     pte_t *ptep, int full)
-{
-	(void)full;
-	contpte_try_unfold(mm, addr, ptep, __ptep_get(ptep));
-	return __ptep_get_and_clear(mm, addr, ptep);
 }
 
 static int ptep_test_and_clear_young(struct vm_area_struct *vma,

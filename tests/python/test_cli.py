@@ -174,3 +174,29 @@ def test_mlock_loop_early_exit(ptelab):
 def test_unknown_variant(ptelab):
     p = ptelab("run", "mlock-loop", "--variant", "warm")
     assert p.returncode == 2 and "no variant 'warm'" in p.stderr
+
+
+def test_exit_variants(ptelab):
+    runs = {}
+    for v in ("baseline", "no-opt", "simple-full", "robust-full", "clear-ptes"):
+        j, = _runs(ptelab, "run", "exit", "--variant", v, "--iterations", "12",
+                   "--size", "4M", "--profile", "altra-1node", "--json")
+        assert j["invariants"]["ok"], j["invariants"]
+        runs[v] = j
+    ev = lambda v, k: runs[v]["events"][k]
+    t = lambda v: runs[v]["modelled_ns"]
+    assert ev("baseline", "contpte_get") == 0           # no contiguous blocks
+    assert ev("no-opt", "unfold") > 0 and ev("no-opt", "tlbi_page") > 0
+    assert ev("simple-full", "unfold") == 0 and ev("simple-full", "tlbi_page") == 0
+    assert ev("robust-full", "unfold") == ev("no-opt", "unfold")
+    assert ev("robust-full", "tlbi_page") == 0           # repainted without a flush
+    assert ev("clear-ptes", "unfold") == 0
+    assert t("no-opt") > 2 * t("baseline")
+    assert t("clear-ptes") < t("robust-full") < t("no-opt")
+    # the same pages go in every variant
+    assert len({r["results"]["pages_torn_down"] for r in runs.values()}) == 1
+
+
+def test_exit_needs_arm64(ptelab):
+    p = ptelab("run", "exit", "--arch", "x86")
+    assert p.returncode == 2 and "use --arch arm64" in p.stderr
