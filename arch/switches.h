@@ -12,6 +12,7 @@
 	X(contpte, "transparent contiguous PTEs at all (arm64)")                \
 	X(zap_batch, "batched zap: folio_pte_batch + mmu_gather nr_pages")     \
 	X(exit_clear_ptes, "clear whole contpte blocks without unfolding")     \
+	X(fork_batch, "batched fork: folio_pte_batch + wrprotect_ptes per folio") \
 	X(young_batch, "batched young test/clear over a folio's PTEs")         \
 	X(ptep_get_early_exit, "stop gathering once young and dirty are found") \
 	X(spte_test_clear_young, "batched secondary-MMU young under a shared lock")

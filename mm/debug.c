@@ -8,21 +8,40 @@
 
 #include "hw/cpu.h"
 #include "hw/invariants.h"
+#include "hw/phys.h"
 #include "mm/mm.h"
 
-static void count_table(u64 *table, int level, int *maps, int *pmd_maps)
+/*
+ * A frame stored to since software last cleaned it must read dirty
+ * through its PTE (gathered over a contiguous block) or its folio:
+ * otherwise writeback or a lazyfree discard would lose the data.
+ */
+static void check_written(u64 *ptep, u64 pfn, int *reported)
+{
+	if (!hw_frame_written(pfn) || hw_cont_gather_dirty(ptep) ||
+	    folio_test_dirty(pfn_folio(pfn)))
+		return;
+	if ((*reported)++ < 4)
+		hw_violation(VIOL_LOST_DIRTY, "pfn %#llx was written but neither PTE nor folio is dirty",
+			     (unsigned long long)pfn);
+}
+
+static void count_table(u64 *table, int level, int *maps, int *pmd_maps, int *reported)
 {
 	const struct hw_mmu_fmt *fmt = arch->fmt;
 
 	for (int i = 0; i < PTRS_PER_PTE; i++) {
 		u64 d = table[i];
 
-		if (level < 3 && fmt->desc_table(d, level))
-			count_table(fmt->table_addr(d), level + 1, maps, pmd_maps);
-		else if (level == 2 && fmt->desc_leaf(d, 2))
+		if (level < 3 && fmt->desc_table(d, level)) {
+			count_table(fmt->table_addr(d), level + 1, maps, pmd_maps, reported);
+		} else if (level == 2 && fmt->desc_leaf(d, 2)) {
 			pmd_maps[fmt->desc_pfn(d)]++;
-		else if (level == 3 && d && fmt->desc_pfn(d) < max_pfn)
+		} else if (level == 3 && d && fmt->desc_pfn(d) < max_pfn) {
 			maps[fmt->desc_pfn(d)]++;
+			if (fmt->desc_leaf(d, 3))
+				check_written(&table[i], fmt->desc_pfn(d), reported);
+		}
 	}
 }
 
@@ -35,7 +54,7 @@ void mm_check_invariants(struct mm_struct *mm)
 	if (!maps || !pmd_maps)
 		goto out;
 	if (mm)
-		count_table(mm->pgd, 0, maps, pmd_maps);
+		count_table(mm->pgd, 0, maps, pmd_maps, &reported);
 	for (u64 pfn = 0; pfn < max_pfn;) {
 		struct page *p = &mem_map[pfn];
 		u64 nr = 1UL << p->order;

@@ -99,6 +99,49 @@ static int do_huge_pmd_anonymous_page(struct vm_area_struct *vma,
 	return 0;
 }
 
+/*
+ * A write to a read-only private page (copy on write). A page only this
+ * mapping can reach is made writable where it is; otherwise a new
+ * order-0 folio gets a copy and replaces the entry (clear + flush first:
+ * on a contiguous block that unfolds it), and the old page loses a
+ * mapping and a reference. Called with the PTL held; drops it.
+ */
+static int do_wp_page(struct vm_area_struct *vma, unsigned long addr,
+		      pte_t *ptep, pte_t orig)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	struct page *page = pfn_to_page(pte_pfn(orig));
+	struct folio *folio = page_folio(page), *new;
+	pte_t entry;
+
+	if (!PageAnonExclusive(page) && !folio_test_large(folio) &&
+	    folio_ref_count(folio) == 1 && folio_mapcount(folio) == 1)
+		SetPageAnonExclusive(page); /* the other side went away */
+	if (PageAnonExclusive(page)) {
+		/* wp_page_reuse */
+		entry = pte_mkyoung(pte_mkdirty(pte_mkwrite(orig)));
+		ptep_set_access_flags(vma, addr, ptep, entry, 1);
+		pte_unmap_unlock(ptep);
+		return 0;
+	}
+	new = folio_alloc(0);
+	if (!new) {
+		pte_unmap_unlock(ptep);
+		return -1;
+	}
+	folio_add_new_anon_rmap(new, vma, addr);
+	folio_add_lru(new);
+	entry = pte_mkyoung(pte_mkdirty(pte_mkwrite(pfn_pte(folio_pfn(new), vma->vm_page_prot))));
+	/* ptep_clear_flush: the old translation goes before the new one comes */
+	ptep_get_and_clear_full(mm, addr, ptep, 0);
+	flush_tlb_page(vma, addr);
+	set_pte_at(mm, addr, ptep, entry);
+	folio_remove_rmap_pte(folio, page, vma);
+	pte_unmap_unlock(ptep);
+	folios_put_refs_one(folio, 1);
+	return 0;
+}
+
 int handle_mm_fault(struct vm_area_struct *vma, unsigned long addr,
 		    unsigned int flags)
 {
@@ -124,15 +167,17 @@ int handle_mm_fault(struct vm_area_struct *vma, unsigned long addr,
 		pte_unmap_unlock(ptep);
 		return do_anonymous_page(vma, addr, pmdp);
 	}
-	/* Present: the access flag or dirty state needs setting in software. */
-	entry = pte_mkyoung(entry);
-	if (write) {
+	if (write && !pte_write(entry)) {
 		if (!(vma->vm_flags & VM_WRITE)) {
 			pte_unmap_unlock(ptep);
 			return -1;
 		}
-		entry = pte_mkdirty(pte_mkwrite(entry));
+		return do_wp_page(vma, addr, ptep, entry);
 	}
+	/* Present: the access flag or dirty state needs setting in software. */
+	entry = pte_mkyoung(entry);
+	if (write)
+		entry = pte_mkdirty(entry);
 	ptep_set_access_flags(vma, addr, ptep, entry, write);
 	pte_unmap_unlock(ptep);
 	return 0;

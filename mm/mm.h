@@ -24,6 +24,15 @@ int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len);
 struct vm_area_struct *vma_split_range(struct mm_struct *mm, unsigned long start,
 				       unsigned long end);
 
+/* fork (mm/fork.c), mprotect, madvise */
+struct mm_struct *dup_mm(struct mm_struct *oldmm);
+int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
+		unsigned long vm_flags);
+#define MADV_DONTNEED 4
+#define MADV_FREE 8
+#define MADV_COLD 20
+int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int advice);
+
 /* mlock (mm/mlock.c) and GUP population (mm/gup.c) */
 int do_mlock(struct mm_struct *mm, unsigned long start, unsigned long len, bool lock);
 long populate_vma_page_range(struct vm_area_struct *vma, unsigned long start,
@@ -68,6 +77,8 @@ void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			    struct vm_area_struct *vma);
 #define folio_remove_rmap_pte(folio, page, vma) \
 	folio_remove_rmap_ptes(folio, page, 1, vma)
+void folio_dup_anon_rmap_ptes(struct folio *folio, struct page *page, int nr,
+			      struct vm_area_struct *src_vma);
 int folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
 			 unsigned long address, pte_t *ptep, unsigned int max_nr);
 

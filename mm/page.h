@@ -26,6 +26,7 @@ enum pageflags {
 	PG_mlocked,
 	PG_swapbacked,
 	PG_writeback,
+	PG_anon_exclusive, /* per page: only this mapping may write it */
 	NR_PAGEFLAGS
 };
 
@@ -130,6 +131,21 @@ FOLIO_FLAG_FUNCS(mlocked, PG_mlocked)
 FOLIO_FLAG_FUNCS(swapbacked, PG_swapbacked)
 FOLIO_FLAG_FUNCS(writeback, PG_writeback)
 FOLIO_FLAG_FUNCS(locked, PG_locked)
+
+static inline bool PageAnonExclusive(const struct page *page)
+{
+	return page->flags & (1UL << PG_anon_exclusive);
+}
+
+static inline void SetPageAnonExclusive(struct page *page)
+{
+	page->flags |= 1UL << PG_anon_exclusive;
+}
+
+static inline void ClearPageAnonExclusive(struct page *page)
+{
+	page->flags &= ~(1UL << PG_anon_exclusive);
+}
 
 /* Reference counting: every refcount RMW is a counted atomic. */
 static inline int folio_ref_count(const struct folio *folio)

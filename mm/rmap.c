@@ -19,11 +19,37 @@ void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
 	folio->page.index = address >> PAGE_SHIFT;
 	(void)vma;
 	/* A new folio is exclusive to us: plain stores, no atomics. */
-	for (long i = 0; i < nr; i++)
+	for (long i = 0; i < nr; i++) {
 		folio_page(folio, i)->_mapcount = 0;
+		SetPageAnonExclusive(folio_page(folio, i));
+	}
 	if (folio_test_large(folio)) {
 		folio->page._nr_pages_mapped = (int)nr;
 		folio->page._large_mapcount = (int)nr - 1;
+	}
+}
+
+/*
+ * fork: the child maps the same pages; they stop being exclusive to the
+ * parent. One call (and one folio mapcount update) per batch; the page
+ * mapcounts are per page.
+ */
+void folio_dup_anon_rmap_ptes(struct folio *folio, struct page *page, int nr,
+			      struct vm_area_struct *src_vma)
+{
+	(void)src_vma;
+	hw_count(EV_rmap_call, 1);
+	for (int i = 0; i < nr; i++, page++) {
+		hw_count(EV_mapcount_atomic, 1);
+		if (page->_mapcount++ == -1 && folio_test_large(folio)) {
+			hw_count(EV_mapcount_atomic, 1);
+			folio->page._nr_pages_mapped++;
+		}
+		ClearPageAnonExclusive(page);
+	}
+	if (folio_test_large(folio)) {
+		hw_count(EV_mapcount_atomic, 1);
+		folio->page._large_mapcount += nr;
 	}
 }
 

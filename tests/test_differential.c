@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "hw/phys.h"
 #include "kernel/backend.h"
 #include "tests/ktap.h"
 #include "tests/lab_test.h"
@@ -61,10 +62,11 @@ static int run_of(struct t_lab *t, u64 page, u64 *first)
 	*first = page - (pte_pfn(ptep_get(p)) - folio_pfn(folio));
 	if (*first + folio_nr_pages(folio) > D_PAGES)
 		return 0;
+	/* every page of the folio, in order: a real folio run */
 	for (long i = 0; i < folio_nr_pages(folio); i++) {
 		pte_t *q = slot(t, *first + i);
 
-		if (!q || !pte_present(ptep_get(q)))
+		if (!q || !pte_present(ptep_get(q)) || pte_pfn(ptep_get(q)) != folio_pfn(folio) + (u64)i)
 			return 0;
 	}
 	return (int)folio_nr_pages(folio);
@@ -124,10 +126,17 @@ static int run_sequence(const char *impl, u64 seed, u64 folio, struct trace *tr)
 				       (unsigned int)n);
 		} else if (k < 80 && (nr = run_of(&t, page, &first))) {
 			u64 s = rnd((u64)nr), n = 1 + rnd((u64)nr - s);
-			unsigned long a = T_BASE + (first + s) * PAGE_SIZE;
+			cydp_t flags = 1 + (int)rnd(3);
 
+			/* dirty is dropped per folio (MADV_FREE): whole folio, data discarded */
+			if (flags & CYDP_CLEAR_DIRTY) {
+				s = 0;
+				n = (u64)nr;
+				hw_frame_clean(pte_pfn(ptep_get(slot(&t, first))), n);
+			}
+			unsigned long a = T_BASE + (first + s) * PAGE_SIZE;
 			clear_young_dirty_ptes(find_vma(t.mm, a), a, slot(&t, first) + s,
-					       (unsigned int)n, 1 + (int)rnd(3));
+					       (unsigned int)n, flags);
 		} else if (k < 88) {
 			pte_t *p = slot(&t, page);
 			unsigned long a = T_BASE + page * PAGE_SIZE;
@@ -157,7 +166,7 @@ static int run_sequence(const char *impl, u64 seed, u64 folio, struct trace *tr)
 				pte_t e = ptep_get_and_clear_full(t.mm, a, p, 0);
 
 				flush_tlb_page(find_vma(t.mm, a), a);
-				set_pte_at(t.mm, a, p, pte_mkold(pte_mkclean(e)));
+				set_pte_at(t.mm, a, p, pte_mkold(e));
 			}
 		}
 		forget_tlbs();

@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 
+#include "hw/phys.h"
 #include "tests/ktap.h"
 #include "tests/lab_test.h"
 
@@ -54,7 +55,7 @@ static int folio_run(struct t_lab *t, u64 page, u64 *first)
 	for (u64 i = 0; i < nr; i++) {
 		pte_t *p = ptep_of(t, *first + i);
 
-		if (!p || !pte_present(ptep_get(p)))
+		if (!p || !pte_present(ptep_get(p)) || pte_pfn(ptep_get(p)) != folio_pfn(folio) + i)
 			return 0;
 	}
 	return (int)nr;
@@ -106,6 +107,7 @@ static void one_sequence(const char *arch_name, u64 folio, enum hw_cont_policy p
 			/* MADV_FREE-style: clean the folio; its data is discarded */
 			clear_young_dirty_ptes(find_vma(t.mm, T_BASE + first * PAGE_SIZE), T_BASE + first * PAGE_SIZE, ptep_of(&t, first),
 					       (unsigned int)nr, CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY);
+			hw_frame_clean(pte_pfn(ptep_get(ptep_of(&t, first))), (u64)nr);
 			flush_all(&t);
 			for (int i = 0; i < nr; i++) {
 				written[first + i] = false;

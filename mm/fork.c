@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fork: dup_mm copies the VMAs and, for private anonymous memory,
+ * copy_pte_range shares every present page with the child read-only
+ * (copy on write). With fork-batch a whole folio run goes in one step:
+ * folio_pte_batch, one refcount add, one rmap call, wrprotect_ptes on the
+ * parent and set_ptes on the child, so contiguous blocks stay folded.
+ * Without it every PTE is done alone, and the parent's write-protect of a
+ * single entry unfolds its block.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/switches.h"
+#include "mm/mm.h"
+
+static int copy_present_ptes(struct vm_area_struct *dst_vma,
+			     struct vm_area_struct *src_vma, pte_t *dst_pte,
+			     pte_t *src_pte, pte_t pte, unsigned long addr,
+			     int max_nr)
+{
+	struct page *page = pfn_to_page(pte_pfn(pte));
+	struct folio *folio = page_folio(page);
+	bool any_writable = pte_write(pte);
+	int nr = 1;
+
+	if (folio_test_large(folio) && max_nr != 1 && lab_sw.fork_batch)
+		nr = folio_pte_batch(folio, addr, src_pte, pte, max_nr,
+				     FPB_IGNORE_DIRTY | FPB_IGNORE_SOFT_DIRTY,
+				     &any_writable, NULL, NULL);
+	folio_ref_add(folio, nr);
+	folio_dup_anon_rmap_ptes(folio, page, nr, src_vma);
+	dst_vma->vm_mm->rss += nr;
+	/* private writable: both sides read-only, the first write copies */
+	if (any_writable) {
+		wrprotect_ptes(src_vma->vm_mm, addr, src_pte, (unsigned int)nr);
+		pte = pte_wrprotect(pte);
+	}
+	/* the child starts old (it has not accessed anything yet) */
+	set_ptes(dst_vma->vm_mm, addr, dst_pte, pte_mkold(pte), (unsigned int)nr);
+	return nr;
+}
+
+static int copy_pte_range(struct vm_area_struct *dst_vma,
+			  struct vm_area_struct *src_vma, u64 *dst_pmd,
+			  u64 *src_pmd, unsigned long addr, unsigned long end)
+{
+	pte_t *dst_pte, *src_pte, *dst_start, *src_start;
+	int nr;
+
+	if (!pte_alloc_map(dst_vma->vm_mm, dst_pmd))
+		return -1;
+	dst_start = dst_pte = pte_offset_map_lock(dst_vma->vm_mm, dst_pmd, addr);
+	src_start = src_pte = pte_offset_map_lock(src_vma->vm_mm, src_pmd, addr);
+	for (; addr != end; src_pte += nr, dst_pte += nr, addr += (unsigned long)nr * PAGE_SIZE) {
+		pte_t ptent = ptep_get(src_pte);
+
+		nr = 1;
+		if (!pte_present(ptent))
+			continue;
+		nr = copy_present_ptes(dst_vma, src_vma, dst_pte, src_pte, ptent, addr,
+				       (int)((end - addr) >> PAGE_SHIFT));
+	}
+	pte_unmap_unlock(src_start);
+	pte_unmap_unlock(dst_start);
+	return 0;
+}
+
+static int copy_page_range(struct vm_area_struct *dst_vma,
+			   struct vm_area_struct *src_vma)
+{
+	for (unsigned long addr = src_vma->vm_start, next; addr < src_vma->vm_end; addr = next) {
+		u64 *src_pmd = pmd_walk(src_vma->vm_mm, addr), *dst_pmd;
+
+		next = min((addr + SZ_2M) & ~(SZ_2M - 1), src_vma->vm_end);
+		if (!src_pmd || !*src_pmd)
+			continue;
+		if (!arch->fmt->desc_table(*src_pmd, 2))
+			return -1; /* PMD-mapped THP: copy_huge_pmd is not modelled */
+		dst_pmd = pmd_alloc_walk(dst_vma->vm_mm, addr);
+		if (!dst_pmd || copy_pte_range(dst_vma, src_vma, dst_pmd, src_pmd, addr, next))
+			return -1;
+	}
+	return 0;
+}
+
+struct mm_struct *dup_mm(struct mm_struct *oldmm)
+{
+	struct mm_struct *mm = mm_alloc();
+	struct vm_area_struct **link;
+
+	if (!mm)
+		return NULL;
+	link = &mm->mmap;
+	for (struct vm_area_struct *v = oldmm->mmap; v; v = v->vm_next) {
+		struct vm_area_struct *n = malloc(sizeof(*n));
+
+		if (!n)
+			goto fail;
+		memcpy(n, v, sizeof(*n));
+		n->vm_mm = mm;
+		n->vm_next = NULL;
+		*link = n;
+		link = &n->vm_next;
+		mm->nr_vmas++;
+		if (copy_page_range(n, v))
+			goto fail;
+	}
+	/* the parent's write-protected entries must not stay writable in TLBs */
+	flush_tlb_mm(oldmm);
+	return mm;
+fail:
+	mmput(mm);
+	return NULL;
+}
