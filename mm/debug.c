@@ -53,8 +53,9 @@ void mm_check_invariants(struct mm_struct *mm)
 
 	if (!maps || !pmd_maps)
 		goto out;
-	if (mm)
-		count_table(mm->pgd, 0, maps, pmd_maps, &reported);
+	(void)mm;
+	for (struct mm_struct *m = mm_list; m; m = m->next_mm)
+		count_table(m->pgd, 0, maps, pmd_maps, &reported);
 	for (u64 pfn = 0; pfn < max_pfn;) {
 		struct page *p = &mem_map[pfn];
 		u64 nr = 1UL << p->order;
@@ -86,8 +87,8 @@ void mm_check_invariants(struct mm_struct *mm)
 				     (unsigned long long)pfn, folio_ref_count(folio));
 		pfn += nr;
 	}
-	if (mm)
-		oracle_sweep(mm->pgd);
+	for (struct mm_struct *m = mm_list; m; m = m->next_mm)
+		oracle_sweep(m->pgd);
 	hw_check_tlbs();
 out:
 	free(maps);

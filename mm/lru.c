@@ -107,6 +107,16 @@ void folio_add_lru(struct folio *folio)
 	lruvec_add_folio(&root_lruvec, folio);
 }
 
+/* A folio faulted into a VM_LOCKED VMA goes straight to unevictable. */
+void folio_add_lru_vma(struct folio *folio, struct vm_area_struct *vma)
+{
+	if (vma->vm_flags & VM_LOCKED) {
+		folio_set_mlocked(folio);
+		folio_set_unevictable(folio);
+	}
+	folio_add_lru(folio);
+}
+
 void lru_del_folio(struct folio *folio)
 {
 	lruvec_del_folio(&root_lruvec, folio);

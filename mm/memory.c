@@ -63,7 +63,7 @@ static int do_anonymous_page(struct vm_area_struct *vma, unsigned long addr,
 		folio_ref_add(folio, nr - 1);
 	mm->rss += nr;
 	folio_add_new_anon_rmap(folio, vma, addr);
-	folio_add_lru(folio);
+	folio_add_lru_vma(folio, vma);
 	entry = pte_mkyoung(pfn_pte(folio_pfn(folio), vma->vm_page_prot));
 	if (vma->vm_flags & VM_WRITE)
 		entry = pte_mkwrite(pte_mkdirty(entry));
@@ -83,6 +83,10 @@ static int do_huge_pmd_anonymous_page(struct vm_area_struct *vma,
 		return -1;
 	hw_count(EV_lock_acquire, 1);
 	folio_add_new_anon_rmap(folio, vma, ALIGN_DOWN(addr, SZ_2M));
+	if (vma->vm_flags & VM_LOCKED) {
+		folio_set_mlocked(folio);
+		folio_set_unevictable(folio);
+	}
 	/* PMD-mapped: the folio is mapped once as a whole, by one reference */
 	for (int i = 0; i < (1 << PMD_ORDER); i++)
 		folio_page(folio, i)->_mapcount = -1;
@@ -130,7 +134,7 @@ static int do_wp_page(struct vm_area_struct *vma, unsigned long addr,
 		return -1;
 	}
 	folio_add_new_anon_rmap(new, vma, addr);
-	folio_add_lru(new);
+	folio_add_lru_vma(new, vma);
 	entry = pte_mkyoung(pte_mkdirty(pte_mkwrite(pfn_pte(folio_pfn(new), vma->vm_page_prot))));
 	/* ptep_clear_flush: the old translation goes before the new one comes */
 	ptep_get_and_clear_full(mm, addr, ptep, 0);

@@ -8,6 +8,9 @@
 
 static u32 next_asid = 1;
 
+/* Every live mm: mapcounts are sums over all of them. */
+struct mm_struct *mm_list;
+
 /*
  * ASIDs are handed out in order; when they run out every TLB is flushed
  * and numbering restarts, as the arm64 ASID allocator's rollover does.
@@ -34,6 +37,8 @@ struct mm_struct *mm_alloc(void)
 		return NULL;
 	}
 	mm->context.asid = asid_alloc();
+	mm->next_mm = mm_list;
+	mm_list = mm;
 	hw_machine.asid_root[mm->context.asid] = mm->pgd;
 	hw_machine.asid_retired[mm->context.asid] = false;
 	return mm;
@@ -67,6 +72,12 @@ void mmput(struct mm_struct *mm)
 		if (hw_machine.cpu[c].ttbr == mm->pgd)
 			hw_cpu_switch_mm(&hw_machine.cpu[c], NULL, 0);
 	hw_machine.asid_root[mm->context.asid] = NULL;
+	for (struct mm_struct **p = &mm_list; *p; p = &(*p)->next_mm) {
+		if (*p == mm) {
+			*p = mm->next_mm;
+			break;
+		}
+	}
 	hw_pt_free(mm->pgd);
 	free(mm);
 }

@@ -86,10 +86,13 @@ int folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
 void folios_put_refs_one(struct folio *folio, int refs);
 void folio_add_lru(struct folio *folio);
 void folio_add_lru_locked(struct folio *folio);
+void folio_add_lru_vma(struct folio *folio, struct vm_area_struct *vma);
 void lru_del_folio(struct folio *folio);
 void free_pages_and_swap_cache(struct encoded_page **pages, int nr);
 
-/* invariants over everything mm knows */
+/* invariants over everything mm knows (every live mm; the argument is
+ * kept for call sites that think of one) */
+extern struct mm_struct *mm_list;
 void mm_check_invariants(struct mm_struct *mm);
 void mm_check_all_freed(void);
 

@@ -24,6 +24,7 @@ struct mm_struct {
 	long pgtables_bytes;
 	int nr_vmas;
 	bool fullmm_teardown;          /* exit_mmap in progress */
+	struct mm_struct *next_mm;     /* all live mms, for invariant sweeps */
 };
 
 #define VM_READ 0x1UL

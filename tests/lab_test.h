@@ -16,6 +16,7 @@
 #define SZ_16K_T 0x4000UL
 #define SZ_128K_T 0x20000UL
 #define SZ_256K_T 0x40000UL
+#define SZ_1M_T 0x100000UL
 
 /* pte_mknoncont for arch-neutral test code (arm64 bit 52). */
 static inline pte_t pte_mknoncont_t(pte_t pte)

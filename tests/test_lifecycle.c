@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* fork + COW + exit, mprotect, madvise, mlock: counts, dirty state, blocks. */
+#include "hw/phys.h"
+#include "mm/lru.h"
+#include "tests/ktap.h"
+#include "tests/lab_test.h"
+
+#define A64_CONT (1ULL << 52)
+
+static bool cont_at(struct mm_struct *mm, u64 off)
+{
+	u64 *pmd = pmd_walk(mm, T_BASE + off);
+
+	return pmd && (pte_offset_map(pmd, T_BASE + off)->pte & A64_CONT);
+}
+
+static pte_t pte_at(struct mm_struct *mm, u64 off)
+{
+	return ptep_get(pte_offset_map(pmd_walk(mm, T_BASE + off), T_BASE + off));
+}
+
+static void test_fork_cow_exit(void)
+{
+	struct t_lab t;
+	struct hw_cpu *c1;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_RANDOM);
+	c1 = &hw_machine.cpu[1];
+	t_touch(&t, 0, SZ_2M, true);
+	struct mm_struct *child = dup_mm(t.mm);
+	EXPECT(child != NULL);
+	switch_mm(c1, child);
+	/* blocks stay folded on both sides, read-only, dirty kept */
+	EXPECT(cont_at(t.mm, 0) && cont_at(child, 0));
+	EXPECT(!pte_write(pte_at(t.mm, 5 * PAGE_SIZE)) && pte_dirty(pte_at(t.mm, 5 * PAGE_SIZE)));
+	EXPECT(!pte_write(pte_at(child, 5 * PAGE_SIZE)) && pte_dirty(pte_at(child, 5 * PAGE_SIZE)));
+	EXPECT_EQ(hw_events.v[EV_unfold], 0);
+	mm_check_invariants(t.mm);
+	mm_check_invariants(child);
+
+	/* the child writes page 5: its own copy; the parent's stays dirty */
+	u64 shared_pfn = pte_pfn(pte_at(t.mm, 5 * PAGE_SIZE));
+	EXPECT_EQ(access_user(c1, child, T_BASE + 5 * PAGE_SIZE, true), 0);
+	pte_t cp = pte_at(child, 5 * PAGE_SIZE);
+	EXPECT(pte_pfn(cp) != shared_pfn && pte_write(cp) && pte_dirty(cp));
+	EXPECT(pte_pfn(pte_at(t.mm, 5 * PAGE_SIZE)) == shared_pfn);
+	EXPECT(pte_dirty(pte_at(t.mm, 5 * PAGE_SIZE)));
+	EXPECT(!cont_at(child, 0) && cont_at(child, SZ_64K)); /* only that block unfolded */
+	/* the parent writes page 40: copied too (the folio is shared) */
+	EXPECT_EQ(access_user(t.cpu, t.mm, T_BASE + 40 * PAGE_SIZE, true), 0);
+	EXPECT(pte_write(pte_at(t.mm, 40 * PAGE_SIZE)));
+	mm_check_invariants(t.mm);
+	mm_check_invariants(child);
+	EXPECT_EQ(hw_violations.total, 0);
+
+	/* the child exits; every count must come back exactly */
+	mmput(child);
+	mm_check_invariants(t.mm);
+	/* an order-0 page the parent alone maps is reused in place, not copied */
+	u64 own = pte_pfn(pte_at(t.mm, 40 * PAGE_SIZE));
+	wrprotect_ptes(t.mm, T_BASE + 40 * PAGE_SIZE, pte_offset_map(pmd_walk(t.mm, T_BASE), T_BASE + 40 * PAGE_SIZE), 1);
+	flush_tlb_mm(t.mm);
+	EXPECT_EQ(access_user(t.cpu, t.mm, T_BASE + 40 * PAGE_SIZE, true), 0);
+	EXPECT_EQ(pte_pfn(pte_at(t.mm, 40 * PAGE_SIZE)), own);
+	mm_check_invariants(t.mm);
+	EXPECT_EQ(hw_violations.total, 0);
+	t_teardown(&t);
+	mm_check_all_freed();
+}
+
+static u64 fork_events(bool batch, enum hw_event ev)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
+	if (!batch)
+		lab_switch_off("fork-batch");
+	t_touch(&t, 0, SZ_2M, true);
+	u64 before = hw_events.v[ev];
+	struct mm_struct *child = dup_mm(t.mm);
+	u64 n = hw_events.v[ev] - before;
+	mm_check_invariants(t.mm);
+	mm_check_invariants(child);
+	EXPECT_EQ(hw_violations.total, 0);
+	for (int i = 0; i < hw_violations.kept && i < 3; i++)
+		printf("    # %s\n", hw_violations.msg[i]);
+	mmput(child);
+	t_teardown(&t);
+	return n;
+}
+
+static void test_fork_batching(void)
+{
+	EXPECT_EQ(fork_events(false, EV_rmap_call), 16 * fork_events(true, EV_rmap_call));
+	EXPECT_EQ(fork_events(false, EV_folio_ref_atomic), 16 * fork_events(true, EV_folio_ref_atomic));
+	EXPECT_EQ(fork_events(true, EV_unfold), 0);
+	/* per PTE: write-protecting one entry unfolds each parent block */
+	EXPECT_EQ(fork_events(false, EV_unfold), SZ_2M / SZ_64K);
+}
+
+static void test_mprotect_refolds(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_RANDOM);
+	t_touch(&t, 0, SZ_2M, true);
+	EXPECT_EQ(do_mprotect(t.mm, T_BASE, SZ_256K_T, VM_READ), 0);
+	EXPECT(!pte_write(pte_at(t.mm, 0)) && pte_dirty(pte_at(t.mm, 0)));
+	EXPECT(cont_at(t.mm, 0)); /* unfolded entry by entry, refolded at the end */
+	EXPECT_EQ(hw_events.v[EV_unfold], 4);
+	EXPECT_EQ(hw_events.v[EV_fold], 4);
+	EXPECT(access_user(t.cpu, t.mm, T_BASE, true) != 0); /* now read-only */
+	EXPECT_EQ(do_mprotect(t.mm, T_BASE, SZ_256K_T, VM_READ | VM_WRITE), 0);
+	EXPECT_EQ(access_user(t.cpu, t.mm, T_BASE, true), 0);
+	EXPECT_EQ(t.mm->nr_vmas, 2);
+	mm_check_invariants(t.mm);
+	EXPECT_EQ(hw_violations.total, 0);
+	t_teardown(&t);
+}
+
+static void test_madvise(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ADVERSARIAL);
+	t_touch(&t, 0, SZ_2M, true);
+	u64 free_before = nr_free_pages();
+	EXPECT_EQ(do_madvise(t.mm, T_BASE, SZ_256K_T, MADV_DONTNEED), 0);
+	EXPECT_EQ(nr_free_pages() - free_before, SZ_256K_T / PAGE_SIZE);
+	EXPECT(pte_none(pte_at(t.mm, 0)));
+	/* MADV_FREE: clean and old, whole blocks, still folded */
+	EXPECT_EQ(do_madvise(t.mm, T_BASE + SZ_256K_T, SZ_256K_T, MADV_FREE), 0);
+	pte_t e = pte_at(t.mm, SZ_256K_T + 3 * PAGE_SIZE);
+	EXPECT(!pte_dirty(e) && !pte_young(e) && cont_at(t.mm, SZ_256K_T));
+	EXPECT(!hw_frame_written(pte_pfn(e)));
+	/* a store afterwards makes it dirty again (hardware, via DBM) */
+	t_touch(&t, SZ_256K_T + 3 * PAGE_SIZE, PAGE_SIZE, true);
+	EXPECT(pte_dirty(pte_at(t.mm, SZ_256K_T)));
+	/* MADV_COLD: old, dirty kept */
+	EXPECT_EQ(do_madvise(t.mm, T_BASE + SZ_1M_T, SZ_256K_T, MADV_COLD), 0);
+	e = pte_at(t.mm, SZ_1M_T);
+	EXPECT(!pte_young(e) && pte_dirty(e));
+	mm_check_invariants(t.mm);
+	EXPECT_EQ(hw_violations.total, 0);
+	t_teardown(&t);
+}
+
+static void test_mlock_lru(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
+	t_touch(&t, 0, SZ_1M_T, true); /* half the range is never touched */
+	long unevictable = root_lruvec.nr_pages[LRU_UNEVICTABLE];
+	EXPECT_EQ(do_mlock(t.mm, T_BASE, SZ_2M, true), 0);
+	/* population faulted in the other half; all of it is unevictable */
+	EXPECT_EQ(root_lruvec.nr_pages[LRU_UNEVICTABLE] - unevictable, SZ_2M / PAGE_SIZE);
+	EXPECT(t.mm->rss == (long)(SZ_2M / PAGE_SIZE));
+	EXPECT_EQ(do_mlock(t.mm, T_BASE, SZ_2M, false), 0);
+	EXPECT_EQ(root_lruvec.nr_pages[LRU_UNEVICTABLE], unevictable);
+	mm_check_invariants(t.mm);
+	EXPECT_EQ(hw_violations.total, 0);
+	t_teardown(&t);
+}
+
+static const struct ktap_case cases[] = {
+	{ "fork_cow_exit", test_fork_cow_exit },
+	{ "fork_batching", test_fork_batching },
+	{ "mprotect_refolds", test_mprotect_refolds },
+	{ "madvise", test_madvise },
+	{ "mlock_lru", test_mlock_lru },
+};
+
+int main(void)
+{
+	return ktap_run("lifecycle", cases, ARRAY_SIZE(cases));
+}
