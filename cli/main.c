@@ -16,7 +16,7 @@ static void usage(FILE *f)
 		"                  [--size 1G] [--folio-size 64K] [--pmd-mapped] [--without NAME]...\n"
 		"                  [--cpus N] [--seed N] [--hw-policy accessed|first|random|adversarial]\n"
 		"                  [--tlb-entries N] [--tlbi-range] [--no-hafdbs] [--iterations N]\n"
-		"                  [--variant NAME] [--json]\n"
+		"                  [--variant NAME] [--lru mglru|classic] [--reclaim SIZE] [--json]\n"
 		"       ptelab reproduce [EXPERIMENT...] [--out DIR] [--size SIZE]\n"
 		"       ptelab kernels fetch VERSION...   (Debian linux-source-VERSION: 6.12, 7.2, 7.3)\n"
 		"--impl: ref (built in), linux-X.Y (fetched kernel source), tree:PATH (a kernel tree)\n");
@@ -170,6 +170,16 @@ static int cmd_run(int argc, char **argv)
 			if (parse_u64(v, &n) || n < 1 || n > 1000000)
 				return die("--iterations takes a number from 1 to 1000000");
 			spec.p.iterations = n;
+		} else if (!strcmp(a, "--lru")) {
+			if (strcmp(v, "mglru") && strcmp(v, "classic"))
+				return die("--lru takes mglru or classic");
+			spec.p.lru = v;
+		} else if (!strcmp(a, "--reclaim")) {
+			if (parse_size(v, &n)) {
+				snprintf(err, sizeof(err), "malformed size '%s' for --reclaim; e.g. 8G", v);
+				return die(err);
+			}
+			spec.p.reclaim = n;
 		} else if (!strcmp(a, "--variant")) {
 			spec.p.variant = v;
 		} else if (!strcmp(a, "--seed")) {

@@ -62,6 +62,7 @@ void run_spec_defaults(struct run_spec *s, const struct workload *w)
 	s->p.tlb_ways = 5;
 	s->p.tlbi_range = false;
 	s->p.hafdbs = true;
+	s->p.lru = "mglru";
 }
 
 static u64 now_ns(void)
@@ -174,12 +175,13 @@ void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o)
 	fprintf(f, ", \"params\": {\"size\": %llu, \"folio_size\": %llu, \"pmd_mapped\": %s, "
 		   "\"cpus\": %d, \"seed\": %llu, \"hw_policy\": \"%s\", \"tlb_entries\": %u, "
 		   "\"tlbi_range\": %s, \"hafdbs\": %s, \"iterations\": %llu, \"variant\": \"%s\", "
-		   "\"without\": [",
+		   "\"lru\": \"%s\", \"reclaim\": %llu, \"without\": [",
 		(unsigned long long)s->p.size, (unsigned long long)s->p.folio_size,
 		s->p.pmd_mapped ? "true" : "false", s->p.nr_cpus,
 		(unsigned long long)s->p.seed, policy_names[s->p.policy], s->p.tlb_entries,
 		s->p.tlbi_range ? "true" : "false", s->p.hafdbs ? "true" : "false",
-		(unsigned long long)s->p.iterations, s->p.variant ? s->p.variant : "");
+		(unsigned long long)s->p.iterations, s->p.variant ? s->p.variant : "",
+		s->p.lru, (unsigned long long)s->p.reclaim);
 	for (int i = 0; i < s->nr_without; i++) {
 		fprintf(f, "%s", i ? ", " : "");
 		json_str(f, s->without[i]);

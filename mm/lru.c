@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "mm/lru.h"
 #include "mm/mm.h"
+#include "mm/reclaim.h"
 
 struct lruvec root_lruvec;
 
@@ -104,7 +105,7 @@ void folio_add_lru(struct folio *folio)
 {
 	if (root_lruvec.add_batch++ % PAGEVEC_SIZE == 0)
 		hw_count(EV_lock_acquire, 1);
-	lruvec_add_folio(&root_lruvec, folio);
+	folio_add_lru_locked(folio);
 }
 
 /* A folio faulted into a VM_LOCKED VMA goes straight to unevictable. */
@@ -117,13 +118,20 @@ void folio_add_lru_vma(struct folio *folio, struct vm_area_struct *vma)
 	folio_add_lru(folio);
 }
 
+/* Evictable folios sit on the multi-gen LRU when it is on. */
 void lru_del_folio(struct folio *folio)
 {
-	lruvec_del_folio(&root_lruvec, folio);
+	if (folio->page.gen)
+		lru_gen_del_folio(folio);
+	else
+		lruvec_del_folio(&root_lruvec, folio);
 }
 
 /* Add with the lruvec lock already held by the caller's batch. */
 void folio_add_lru_locked(struct folio *folio)
 {
-	lruvec_add_folio(&root_lruvec, folio);
+	if (lru_gen_enabled && !folio_test_unevictable(folio))
+		lru_gen_add_folio(folio, false);
+	else
+		lruvec_add_folio(&root_lruvec, folio);
 }

@@ -6,6 +6,7 @@
  */
 #include "arch/switches.h"
 #include "hw/cpu.h"
+#include "mm/filemap.h"
 #include "mm/mm.h"
 
 static inline unsigned long pmd_addr_end(unsigned long addr, unsigned long end)
@@ -169,6 +170,8 @@ int handle_mm_fault(struct vm_area_struct *vma, unsigned long addr,
 	entry = ptep_get(ptep);
 	if (pte_none(entry)) {
 		pte_unmap_unlock(ptep);
+		if (vma->vm_file_mapping)
+			return filemap_fault(vma, addr, pmdp);
 		return do_anonymous_page(vma, addr, pmdp);
 	}
 	if (write && !pte_write(entry)) {

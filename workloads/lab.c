@@ -4,12 +4,12 @@
 #include <string.h>
 
 #include "arch/arch.h"
-#include "arch/arm64/contpte.h"
 #include "hw/cpu.h"
 #include "hw/invariants.h"
 #include "hw/pgtable_mem.h"
 #include "kernel/backend.h"
 #include "mm/lru.h"
+#include "mm/reclaim.h"
 #include "mm/page.h"
 #include "workloads/workload.h"
 
@@ -52,12 +52,18 @@ int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 	const struct contpte_ops *b = contpte_backend_by_name(p->impl, err, errlen);
 	if (!b)
 		return -1;
-	if (b != &contpte_ref_ops && a != &arch_arm64_ops) {
+	if (!arm64_contpte_is_ref(b) && a != &arch_arm64_ops) {
 		snprintf(err, errlen, "impl %s is an arm64 contpte backend; use --arch arm64", p->impl);
 		return -1;
 	}
-	contpte_backend = b;
+	arm64_use_contpte(b);
 	lruvec_init(&root_lruvec);
+	if (p->lru && strcmp(p->lru, "mglru") && strcmp(p->lru, "classic")) {
+		snprintf(err, errlen, "unknown --lru '%s'; use mglru or classic", p->lru);
+		return -1;
+	}
+	lru_gen_init();
+	lru_gen_enabled = p->lru && !strcmp(p->lru, "mglru");
 	memset(&hw_events, 0, sizeof(hw_events));
 	hw_violations_reset();
 	return 0;
@@ -65,6 +71,7 @@ int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 
 void lab_machine_teardown(void)
 {
+	lru_gen_exit();
 	page_alloc_exit();
 	hw_machine_exit();
 }

@@ -7,12 +7,14 @@ extern const struct workload workload_munmap;
 extern const struct workload workload_young_scan;
 extern const struct workload workload_mlock_loop;
 extern const struct workload workload_exit;
+extern const struct workload workload_reclaim_file;
 
 const struct workload *const workloads[] = {
 	&workload_munmap,
 	&workload_young_scan,
 	&workload_mlock_loop,
 	&workload_exit,
+	&workload_reclaim_file,
 	NULL,
 };
 

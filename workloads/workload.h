@@ -20,6 +20,8 @@ struct run_params {
 	bool hafdbs;
 	u64 iterations;         /* 0: the workload's default */
 	const char *variant;    /* workload-specific; NULL: the default */
+	const char *lru;        /* "mglru" or "classic" */
+	u64 reclaim;            /* bytes to reclaim (reclaim workloads) */
 };
 
 #define RUN_MAX_EXTRA 8

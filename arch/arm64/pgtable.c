@@ -20,6 +20,16 @@ static bool is_ref(void)
 	return B == &contpte_ref_ops;
 }
 
+void arm64_use_contpte(const struct contpte_ops *ops)
+{
+	contpte_backend = ops;
+}
+
+bool arm64_contpte_is_ref(const struct contpte_ops *ops)
+{
+	return ops == &contpte_ref_ops;
+}
+
 static void contpte_try_unfold(struct mm_struct *mm, unsigned long addr,
 			       pte_t *ptep, pte_t pte)
 {

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Page cache and file faults. A fault maps the whole folio at once
+ * (filemap_map_pages mapping a large folio with one set_ptes), so 64 KiB
+ * folios become contiguous blocks on arm64.
+ */
+#include <stdlib.h>
+
+#include "mm/filemap.h"
+#include "mm/lru.h"
+#include "mm/mm.h"
+
+struct address_space *address_space_create(u64 size, unsigned int order)
+{
+	struct address_space *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->nr_pages = size >> PAGE_SHIFT;
+	m->order = order;
+	m->cache = calloc(m->nr_pages, sizeof(*m->cache));
+	if (!m->cache) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void address_space_destroy(struct address_space *mapping)
+{
+	/* truncate: drop every cached folio (they must be unmapped by now) */
+	for (u64 i = 0; i < mapping->nr_pages; i += 1UL << mapping->order) {
+		struct folio *folio = mapping->cache[i];
+
+		if (!folio)
+			continue;
+		if (folio_test_lru(folio))
+			lru_del_folio(folio);
+		filemap_remove_folio(folio);
+	}
+	free(mapping->cache);
+	free(mapping);
+}
+
+struct folio *filemap_get_folio(struct address_space *mapping, u64 index)
+{
+	return index < mapping->nr_pages ? mapping->cache[index] : NULL;
+}
+
+struct folio *filemap_read_folio(struct address_space *mapping, u64 index)
+{
+	u64 nr = 1UL << mapping->order, start = ALIGN_DOWN(index, nr);
+	struct folio *folio = filemap_get_folio(mapping, index);
+
+	if (folio)
+		return folio;
+	folio = folio_alloc(mapping->order);
+	if (!folio)
+		return NULL;
+	/* the page cache's own reference is the one folio_alloc gave */
+	folio->page.mapping = mapping;
+	folio->page.index = start;
+	for (u64 i = 0; i < nr && start + i < mapping->nr_pages; i++)
+		mapping->cache[start + i] = folio;
+	mapping->nrpages += (long)nr;
+	folio_add_lru(folio);
+	return folio;
+}
+
+void filemap_remove_folio(struct folio *folio)
+{
+	struct address_space *mapping = folio->page.mapping;
+	u64 nr = (u64)folio_nr_pages(folio);
+
+	for (u64 i = 0; i < nr && folio->page.index + i < mapping->nr_pages; i++)
+		mapping->cache[folio->page.index + i] = NULL;
+	mapping->nrpages -= (long)nr;
+	folio->page.mapping = NULL;
+	folios_put_refs_one(folio, 1);
+}
+
+struct vm_area_struct *mmap_file(struct mm_struct *mm, unsigned long addr,
+				 unsigned long len, struct address_space *mapping,
+				 u64 pgoff, unsigned long vm_flags)
+{
+	struct vm_area_struct *vma;
+
+	if (mapping->nr_mmap == I_MMAP_MAX)
+		return NULL;
+	vma = mmap_anon(mm, addr, len, vm_flags | VM_SHARED, 0, false);
+	if (!vma)
+		return NULL;
+	vma->vm_file_mapping = mapping;
+	vma->vm_pgoff = pgoff;
+	mapping->i_mmap[mapping->nr_mmap++] = vma;
+	return vma;
+}
+
+static void folio_add_file_rmap_ptes(struct folio *folio, struct page *page, int nr)
+{
+	hw_count(EV_rmap_call, 1);
+	for (int i = 0; i < nr; i++, page++) {
+		hw_count(EV_mapcount_atomic, 1);
+		if (page->_mapcount++ == -1 && folio_test_large(folio)) {
+			hw_count(EV_mapcount_atomic, 1);
+			folio->page._nr_pages_mapped++;
+		}
+	}
+	if (folio_test_large(folio)) {
+		hw_count(EV_mapcount_atomic, 1);
+		folio->page._large_mapcount += nr;
+	}
+}
+
+int filemap_fault(struct vm_area_struct *vma, unsigned long addr, u64 *pmdp)
+{
+	struct address_space *mapping = vma->vm_file_mapping;
+	u64 pgoff = vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
+	struct folio *folio = filemap_read_folio(mapping, pgoff);
+	pte_t *ptep;
+
+	if (!folio)
+		return -1;
+	/* the part of the folio inside the VMA, entries still none */
+	u64 first = folio->page.index, nr = (u64)folio_nr_pages(folio);
+	unsigned long start = addr - ((pgoff - first) << PAGE_SHIFT);
+	unsigned long end = start + (nr << PAGE_SHIFT);
+	if (start < vma->vm_start || end > vma->vm_end ||
+	    (start & ~(SZ_2M - 1)) != ((end - 1) & ~(SZ_2M - 1))) {
+		start = addr; /* fall back to the one page */
+		first = pgoff;
+		nr = 1;
+	}
+	ptep = pte_offset_map_lock(vma->vm_mm, pmdp, start);
+	for (u64 i = 0; i < nr; i++) {
+		if (!pte_none(ptep_get(ptep + i))) {
+			pte_unmap_unlock(ptep);
+			return 0; /* raced with another fault: nothing to do */
+		}
+	}
+	struct page *page = folio_page(folio, (long)(first - folio->page.index));
+	folio_ref_add(folio, (int)nr);
+	folio_add_file_rmap_ptes(folio, page, (int)nr);
+	vma->vm_mm->rss += (long)nr;
+	pte_t entry = pte_mkyoung(pfn_pte(folio_pfn(folio) + (first - folio->page.index),
+					  vma->vm_page_prot));
+	set_ptes(vma->vm_mm, start, ptep, entry, (unsigned int)nr);
+	pte_unmap_unlock(ptep);
+	return 0;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A file's page cache (struct address_space) holding large folios of one
+ * order, as a filesystem with large-folio readahead gives, and the VMAs
+ * that map it (i_mmap) for the reverse map.
+ */
+#ifndef PTELAB_MM_FILEMAP_H
+#define PTELAB_MM_FILEMAP_H
+
+#include "mm/mm_types.h"
+#include "mm/page.h"
+
+#define I_MMAP_MAX 64
+
+struct address_space {
+	struct folio **cache;  /* one slot per file page, the folio's head */
+	u64 nr_pages;          /* file size in pages */
+	unsigned int order;    /* folio order readahead allocates */
+	long nrpages;          /* pages cached */
+	struct vm_area_struct *i_mmap[I_MMAP_MAX];
+	int nr_mmap;
+};
+
+struct address_space *address_space_create(u64 size, unsigned int order);
+void address_space_destroy(struct address_space *mapping);
+struct folio *filemap_get_folio(struct address_space *mapping, u64 index);
+/* The folio holding index, read in (allocated, clean) if absent. */
+struct folio *filemap_read_folio(struct address_space *mapping, u64 index);
+/* __remove_mapping: a clean, unmapped folio leaves the cache. */
+void filemap_remove_folio(struct folio *folio);
+
+struct mm_struct;
+struct vm_area_struct *mmap_file(struct mm_struct *mm, unsigned long addr,
+				 unsigned long len, struct address_space *mapping,
+				 u64 pgoff, unsigned long vm_flags);
+/* Fault in and map (set_ptes) the whole folio around addr. */
+int filemap_fault(struct vm_area_struct *vma, unsigned long addr, u64 *pmdp);
+
+#endif

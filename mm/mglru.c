@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The multi-gen LRU for file folios: generations max_seq..min_seq,
+ * aging by walking page tables (walk_pte_range) that promotes young
+ * folios to max_seq, eviction from min_seq (sort_folio, isolate_folio,
+ * evict_folios), lru_gen_look_around scanning the young PTE's neighbours,
+ * and the Bloom filter through which look-around and aging tell the next
+ * aging which PMD tables are worth walking.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mm/filemap.h"
+#include "mm/lru.h"
+#include "mm/reclaim.h"
+
+struct lru_gen_folio lrugen;
+bool lru_gen_enabled;
+
+#define BLOOM_WORDS ((1UL << BLOOM_FILTER_SHIFT) / 64)
+
+static inline int lru_gen_from_seq(u64 seq)
+{
+	return (int)(seq % MAX_NR_GENS);
+}
+
+/* page->gen: the generation the folio belongs to (+1; 0: none);
+ * page->private_: the list it physically sits on (+1). They differ after
+ * a promotion until sort_folio moves the folio. */
+static inline int folio_lru_gen(const struct folio *folio)
+{
+	return (int)folio->page.gen - 1;
+}
+
+void lru_gen_init(void)
+{
+	lru_gen_exit();
+	memset(&lrugen, 0, sizeof(lrugen));
+	for (int g = 0; g < MAX_NR_GENS; g++)
+		lrugen.head[g] = lrugen.tail[g] = NULL_PFN;
+	lrugen.max_seq = MIN_NR_GENS + 1;
+	lrugen.min_seq = lrugen.max_seq - MIN_NR_GENS;
+	for (int i = 0; i < 2; i++)
+		lrugen.filter_seq[i] = ~0ULL;
+}
+
+void lru_gen_exit(void)
+{
+	for (int i = 0; i < 2; i++) {
+		free(lrugen.filter[i]);
+		lrugen.filter[i] = NULL;
+	}
+}
+
+static void list_link_head(int g, struct folio *folio)
+{
+	u32 pfn = (u32)folio_pfn(folio);
+	struct page *p = &folio->page;
+
+	p->lru_prev = NULL_PFN;
+	p->lru_next = lrugen.head[g];
+	if (lrugen.head[g] != NULL_PFN)
+		mem_map[lrugen.head[g]].lru_prev = pfn;
+	else
+		lrugen.tail[g] = pfn;
+	lrugen.head[g] = pfn;
+	p->private_ = (u32)g + 1;
+	lrugen.nr_pages[g] += folio_nr_pages(folio);
+}
+
+static void list_unlink(struct folio *folio)
+{
+	struct page *p = &folio->page;
+	int g = (int)p->private_ - 1;
+
+	if (p->lru_prev != NULL_PFN)
+		mem_map[p->lru_prev].lru_next = p->lru_next;
+	else
+		lrugen.head[g] = p->lru_next;
+	if (p->lru_next != NULL_PFN)
+		mem_map[p->lru_next].lru_prev = p->lru_prev;
+	else
+		lrugen.tail[g] = p->lru_prev;
+	p->lru_next = p->lru_prev = NULL_PFN;
+	p->private_ = 0;
+	lrugen.nr_pages[g] -= folio_nr_pages(folio);
+}
+
+/* New file folios start in the oldest generation; activated ones in the youngest. */
+void lru_gen_add_folio(struct folio *folio, bool reclaiming)
+{
+	u64 seq = folio_test_active(folio) ? lrugen.max_seq : lrugen.min_seq;
+	int g = lru_gen_from_seq(seq);
+
+	(void)reclaiming;
+	folio_clear_active(folio);
+	folio->page.gen = (u8)(g + 1);
+	list_link_head(g, folio);
+	folio_set_lru(folio);
+}
+
+void lru_gen_del_folio(struct folio *folio)
+{
+	list_unlink(folio);
+	folio->page.gen = 0;
+	folio_clear_lru(folio);
+}
+
+/* Promotion: the folio belongs to seq's generation from now on. */
+void folio_update_gen(struct folio *folio, u64 seq)
+{
+	if (folio->page.gen && folio_lru_gen(folio) != lru_gen_from_seq(seq))
+		folio->page.gen = (u8)(lru_gen_from_seq(seq) + 1);
+}
+
+/* Bloom filter: two hashes of the PMD table's address, one filter per seq parity. */
+static void bloom_keys(const void *item, u64 key[2])
+{
+	u64 h = (u64)(uintptr_t)item * 0x9E3779B97F4A7C15ULL;
+
+	key[0] = (h >> 20) & ((1UL << BLOOM_FILTER_SHIFT) - 1);
+	key[1] = (h >> 40) & ((1UL << BLOOM_FILTER_SHIFT) - 1);
+}
+
+static void reset_bloom_filter(u64 seq)
+{
+	int i = (int)(seq % 2);
+
+	if (!lrugen.filter[i])
+		lrugen.filter[i] = calloc(BLOOM_WORDS, sizeof(u64));
+	else
+		memset(lrugen.filter[i], 0, BLOOM_WORDS * sizeof(u64));
+	lrugen.filter_seq[i] = seq;
+}
+
+void update_bloom_filter(u64 seq, const void *pmd)
+{
+	int i = (int)(seq % 2);
+	u64 key[2];
+
+	if (lrugen.filter_seq[i] != seq || !lrugen.filter[i])
+		return;
+	bloom_keys(pmd, key);
+	for (int k = 0; k < 2; k++)
+		lrugen.filter[i][key[k] / 64] |= 1ULL << (key[k] % 64);
+}
+
+/* No filter for this seq yet (the first aging): walk everything. */
+bool test_bloom_filter(u64 seq, const void *pmd)
+{
+	int i = (int)(seq % 2);
+	u64 key[2];
+
+	if (lrugen.filter_seq[i] != seq || !lrugen.filter[i])
+		return true;
+	bloom_keys(pmd, key);
+	for (int k = 0; k < 2; k++)
+		if (!(lrugen.filter[i][key[k] / 64] & (1ULL << (key[k] % 64))))
+			return false;
+	return true;
+}
+
+/* young PTEs average at least one per cache line of the table scanned */
+static bool suitable_to_scan(int total, int young)
+{
+	return young * 8 >= total;
+}
+
+/*
+ * The young test of one PTE run: one batched call (S1) or one per PTE
+ * (the 6.x shape, each of which scans its whole contiguous block).
+ */
+static bool young_test(struct vm_area_struct *vma, unsigned long addr, pte_t *ptep,
+		       unsigned int nr)
+{
+	bool young = false;
+
+	if (nr > 1 && lab_sw.young_batch && arch_batched_young())
+		return test_and_clear_young_ptes(vma, addr, ptep, nr);
+	for (unsigned int i = 0; i < nr; i++)
+		young |= ptep_test_and_clear_young(vma, addr + i * PAGE_SIZE, ptep + i);
+	return young;
+}
+
+/* How many PTEs from ptep the same folio maps in a row (1 per PTE without S1). */
+static unsigned int run_of(struct folio *folio, unsigned long addr, pte_t *ptep,
+			   pte_t pte, unsigned int max_nr)
+{
+	if (!folio_test_large(folio) || !lab_sw.young_batch || !arch_batched_young())
+		return 1;
+	return (unsigned int)folio_pte_batch(folio, addr, ptep, pte, (int)max_nr, 0, NULL, NULL, NULL);
+}
+
+static struct folio *lru_gen_folio_of(pte_t pte)
+{
+	u64 pfn = pte_pfn(pte);
+
+	if (pfn >= max_pfn)
+		return NULL;
+	struct folio *folio = pfn_folio(pfn);
+	return folio->page.gen ? folio : NULL;
+}
+
+bool lru_gen_look_around(struct vm_area_struct *vma, unsigned long addr,
+			 pte_t *ptep, u64 *pmdp, unsigned int nr,
+			 struct reclaim_stat *rs)
+{
+	unsigned long start, end;
+	int young = (int)nr, i = 0;
+
+	if (!young_test(vma, addr, ptep, nr))
+		return false;
+	start = max(addr & ~(SZ_2M - 1), vma->vm_start);
+	end = min(addr | (SZ_2M - 1), vma->vm_end - 1) + 1;
+	if (end - start == PAGE_SIZE)
+		return true;
+	if (end - start > MIN_LRU_BATCH * PAGE_SIZE) {
+		if (addr - start < MIN_LRU_BATCH * PAGE_SIZE / 2)
+			end = start + MIN_LRU_BATCH * PAGE_SIZE;
+		else if (end - addr < MIN_LRU_BATCH * PAGE_SIZE / 2)
+			start = end - MIN_LRU_BATCH * PAGE_SIZE;
+		else {
+			start = addr - MIN_LRU_BATCH * PAGE_SIZE / 2;
+			end = addr + MIN_LRU_BATCH * PAGE_SIZE / 2;
+		}
+	}
+	ptep -= (addr - start) / PAGE_SIZE;
+	for (addr = start; addr != end; i += (int)nr, ptep += nr, addr += nr * PAGE_SIZE) {
+		pte_t ptent = ptep_get(ptep);
+		struct folio *folio;
+
+		nr = 1;
+		/* get_pte_pfn: only present, young entries are worth a test */
+		if (!pte_present(ptent) || !pte_young(ptent))
+			continue;
+		folio = lru_gen_folio_of(ptent);
+		if (!folio)
+			continue;
+		nr = run_of(folio, addr, ptep, ptent, (unsigned int)((end - addr) >> PAGE_SHIFT));
+		if (!young_test(vma, addr, ptep, nr))
+			continue;
+		folio_update_gen(folio, lrugen.max_seq);
+		rs->nr_look_around_young += nr;
+		young += (int)nr;
+	}
+	/* feedback from rmap walkers to page table walkers */
+	if (suitable_to_scan(i, young))
+		update_bloom_filter(lrugen.max_seq, pmdp);
+	return true;
+}
+
+static void walk_pte_range(struct vm_area_struct *vma, u64 *pmdp, unsigned long start,
+			   unsigned long end, struct reclaim_stat *rs)
+{
+	pte_t *table = pte_offset_map_lock(vma->vm_mm, pmdp, start), *ptep = table;
+	int total = 0, young = 0;
+	unsigned int nr;
+
+	for (unsigned long addr = start; addr != end; ptep += nr, addr += nr * PAGE_SIZE) {
+		pte_t ptent = ptep_get(ptep);
+		struct folio *folio;
+
+		nr = 1;
+		total++;
+		if (!pte_present(ptent) || !pte_young(ptent))
+			continue;
+		folio = lru_gen_folio_of(ptent);
+		if (!folio)
+			continue;
+		nr = run_of(folio, addr, ptep, ptent, (unsigned int)((end - addr) >> PAGE_SHIFT));
+		total += (int)nr - 1;
+		if (!young_test(vma, addr, ptep, nr))
+			continue;
+		folio_update_gen(folio, lrugen.max_seq);
+		young += (int)nr;
+	}
+	pte_unmap_unlock(table);
+	/* tables worth walking again are remembered for the next aging */
+	if (suitable_to_scan(total, young))
+		update_bloom_filter(lrugen.max_seq + 1, pmdp);
+}
+
+/* Walk every mm's page tables, PMD by PMD, where the filter allows. */
+static void walk_mm(struct mm_struct *mm, struct reclaim_stat *rs)
+{
+	for (struct vm_area_struct *vma = mm->mmap; vma; vma = vma->vm_next) {
+		for (unsigned long addr = vma->vm_start, next; addr < vma->vm_end; addr = next) {
+			u64 *pmdp = pmd_walk(mm, addr);
+
+			next = min((addr + SZ_2M) & ~(SZ_2M - 1), vma->vm_end);
+			if (!pmdp || !*pmdp || !arch->fmt->desc_table(*pmdp, 2))
+				continue;
+			if (!test_bloom_filter(lrugen.max_seq, pmdp)) {
+				rs->nr_bloom_skipped++;
+				continue;
+			}
+			walk_pte_range(vma, pmdp, addr, next, rs);
+		}
+	}
+}
+
+/* min_seq moves up over generations left empty (never below MIN_NR_GENS). */
+static void try_to_inc_min_seq(void)
+{
+	while (lrugen.max_seq - lrugen.min_seq + 1 > MIN_NR_GENS &&
+	       lrugen.head[lru_gen_from_seq(lrugen.min_seq)] == NULL_PFN)
+		lrugen.min_seq++;
+}
+
+/* The oldest generation's folios move up one when all gens are in use. */
+static void inc_min_seq(void)
+{
+	int old = lru_gen_from_seq(lrugen.min_seq);
+	u64 seq = lrugen.min_seq + 1;
+
+	while (lrugen.tail[old] != NULL_PFN) {
+		struct folio *folio = (struct folio *)&mem_map[lrugen.tail[old]];
+
+		list_unlink(folio);
+		if (folio_lru_gen(folio) == old)
+			folio->page.gen = (u8)(lru_gen_from_seq(seq) + 1);
+		list_link_head(folio_lru_gen(folio), folio);
+	}
+	lrugen.min_seq = seq;
+}
+
+bool try_to_inc_max_seq(struct reclaim_stat *rs)
+{
+	/* the next aging's filter starts empty; look-around and this walk fill it */
+	reset_bloom_filter(lrugen.max_seq + 1);
+	for (struct mm_struct *mm = mm_list; mm; mm = mm->next_mm)
+		walk_mm(mm, rs);
+	if (lrugen.max_seq - lrugen.min_seq + 1 == MAX_NR_GENS)
+		inc_min_seq();
+	lrugen.max_seq++;
+	rs->nr_aging++;
+	return true;
+}
+
+/*
+ * evict_folios: take folios from the oldest generation's tail. A folio
+ * promoted since (its gen differs) is only moved (sort_folio); the others
+ * are isolated and judged by shrink_folio_list.
+ */
+static u64 evict_folios(u64 nr_to_reclaim, struct reclaim_stat *rs)
+{
+	u64 reclaimed = 0;
+	int scanned = 0;
+
+	hw_count(EV_lock_acquire, 1);
+	while (reclaimed < nr_to_reclaim && scanned < 4 * SWAP_CLUSTER_MAX) {
+		int g = lru_gen_from_seq(lrugen.min_seq);
+		struct folio *folio;
+
+		if (lrugen.tail[g] == NULL_PFN) {
+			u64 before = lrugen.min_seq;
+
+			try_to_inc_min_seq();
+			if (lrugen.min_seq == before)
+				break; /* needs aging */
+			continue;
+		}
+		folio = (struct folio *)&mem_map[lrugen.tail[g]];
+		scanned += (int)folio_nr_pages(folio);
+		rs->nr_scanned += (u64)folio_nr_pages(folio);
+		/* sort_folio: promoted, or not reclaimable here */
+		if (folio_lru_gen(folio) != g || folio_test_unevictable(folio) ||
+		    folio_test_dirty(folio)) {
+			list_unlink(folio);
+			list_link_head(folio_lru_gen(folio), folio);
+			rs->nr_promoted += (u64)folio_nr_pages(folio);
+			continue;
+		}
+		/* isolate_folio */
+		lru_gen_del_folio(folio);
+		switch (folio_check_references(folio, rs)) {
+		case FOLIOREF_ACTIVATE:
+			folio_set_active(folio);
+			lru_gen_add_folio(folio, true);
+			rs->nr_activated += (u64)folio_nr_pages(folio);
+			break;
+		case FOLIOREF_KEEP:
+			lru_gen_add_folio(folio, true);
+			break;
+		default:
+			if (reclaim_clean_folio(folio)) {
+				reclaimed += (u64)folio_nr_pages(folio);
+			} else {
+				lru_gen_add_folio(folio, true);
+				rs->nr_kept += (u64)folio_nr_pages(folio);
+			}
+		}
+	}
+	return reclaimed;
+}
+
+u64 lru_gen_shrink_lruvec(u64 nr_to_reclaim, struct reclaim_stat *rs)
+{
+	u64 reclaimed = 0;
+	int idle = 0;
+
+	while (reclaimed < nr_to_reclaim && idle < 2 * MAX_NR_GENS) {
+		/* should_run_aging: only MIN_NR_GENS generations left */
+		if (lrugen.max_seq - lrugen.min_seq + 1 <= MIN_NR_GENS)
+			try_to_inc_max_seq(rs);
+		u64 r = evict_folios(nr_to_reclaim - reclaimed, rs);
+
+		reclaimed += r;
+		if (r) {
+			idle = 0;
+		} else {
+			idle++;
+			try_to_inc_min_seq();
+			if (lrugen.max_seq - lrugen.min_seq + 1 > MIN_NR_GENS &&
+			    lrugen.head[lru_gen_from_seq(lrugen.min_seq)] == NULL_PFN)
+				continue;
+			try_to_inc_max_seq(rs);
+		}
+	}
+	return reclaimed;
+}

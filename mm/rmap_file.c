@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The reverse map of page-cache folios: from a folio to every VMA of
+ * its file that maps it (i_mmap), the run of PTEs mapping it there
+ * (page_vma_mapped_walk), and what reclaim does with them:
+ * folio_referenced() and try_to_unmap().
+ */
+#include "mm/filemap.h"
+#include "mm/mm.h"
+#include "mm/reclaim.h"
+
+/* Where the folio would be mapped in vma, clipped to the VMA and PMD. */
+static bool folio_vma_range(struct folio *folio, struct vm_area_struct *vma,
+			    unsigned long *start, unsigned int *nr, long *first_page)
+{
+	u64 index = folio->page.index, n = (u64)folio_nr_pages(folio);
+	u64 vstart = vma->vm_pgoff, vend = vma->vm_pgoff + ((vma->vm_end - vma->vm_start) >> PAGE_SHIFT);
+	u64 lo = max(index, vstart), hi = min(index + n, vend);
+
+	if (lo >= hi)
+		return false;
+	*start = vma->vm_start + ((lo - vstart) << PAGE_SHIFT);
+	*nr = (unsigned int)(hi - lo);
+	*first_page = (long)(lo - index);
+	return true;
+}
+
+/*
+ * page_vma_mapped_walk, reduced to what reclaim needs: the next PTE from
+ * (*addr, *ptep) on that maps a page of the folio, under the PTL the
+ * caller holds. Returns false when the folio's range is done.
+ */
+static bool pvmw_next(struct folio *folio, pte_t *ptep, unsigned long addr,
+		      unsigned int left, unsigned int *skip)
+{
+	u64 pfn0 = folio_pfn(folio), n = (u64)folio_nr_pages(folio);
+
+	for (*skip = 0; *skip < left; (*skip)++) {
+		pte_t pte = ptep_get(ptep + *skip);
+
+		if (pte_present(pte) && pte_pfn(pte) - pfn0 < n)
+			return true;
+	}
+	(void)addr;
+	return false;
+}
+
+int folio_referenced(struct folio *folio, struct reclaim_stat *rs)
+{
+	struct address_space *mapping = folio->page.mapping;
+	int referenced = 0;
+
+	if (!mapping || !folio_mapped(folio))
+		return 0;
+	for (int i = 0; i < mapping->nr_mmap; i++) {
+		struct vm_area_struct *vma = mapping->i_mmap[i];
+		unsigned long start;
+		unsigned int nr, skip;
+		long first;
+
+		if (!folio_vma_range(folio, vma, &start, &nr, &first))
+			continue;
+		u64 *pmdp = pmd_walk(vma->vm_mm, start);
+		if (!pmdp || !*pmdp || !arch->fmt->desc_table(*pmdp, 2))
+			continue;
+		pte_t *ptep = pte_offset_map_lock(vma->vm_mm, pmdp, start);
+		hw_count(EV_rmap_call, 1);
+		/* folio_referenced_one: per PTE, or batched (S1) */
+		for (unsigned int done = 0; done < nr;) {
+			if (!pvmw_next(folio, ptep + done, start + done * PAGE_SIZE, nr - done, &skip))
+				break;
+			done += skip;
+			unsigned long a = start + done * PAGE_SIZE;
+			unsigned int batch = 1;
+
+			if (lab_sw.young_batch && arch_batched_young() && folio_test_large(folio))
+				batch = (unsigned int)folio_pte_batch(folio, a, ptep + done,
+								     ptep_get(ptep + done),
+								     (int)(nr - done), 0, NULL, NULL, NULL);
+			if (rs && rs->look_around) {
+				if (lru_gen_look_around(vma, a, ptep + done, pmdp, batch, rs))
+					referenced++;
+			} else if (batch > 1 ? clear_flush_young_ptes(vma, a, ptep + done, batch)
+					     : ptep_clear_flush_young(vma, a, ptep + done)) {
+				referenced++;
+			}
+			done += batch;
+		}
+		pte_unmap_unlock(ptep);
+	}
+	return referenced;
+}
+
+/*
+ * Unmap a clean file folio from every VMA: clear its PTEs (one batch per
+ * contiguous run), flush, drop the mappings' references.
+ */
+bool try_to_unmap(struct folio *folio)
+{
+	struct address_space *mapping = folio->page.mapping;
+
+	for (int i = 0; mapping && i < mapping->nr_mmap; i++) {
+		struct vm_area_struct *vma = mapping->i_mmap[i];
+		unsigned long start;
+		unsigned int nr, skip;
+		long first;
+
+		if (!folio_vma_range(folio, vma, &start, &nr, &first))
+			continue;
+		u64 *pmdp = pmd_walk(vma->vm_mm, start);
+		if (!pmdp || !*pmdp || !arch->fmt->desc_table(*pmdp, 2))
+			continue;
+		pte_t *ptep = pte_offset_map_lock(vma->vm_mm, pmdp, start);
+		hw_count(EV_rmap_call, 1);
+		for (unsigned int done = 0; done < nr;) {
+			if (!pvmw_next(folio, ptep + done, start + done * PAGE_SIZE, nr - done, &skip))
+				break;
+			done += skip;
+			unsigned long a = start + done * PAGE_SIZE;
+			pte_t first_pte = ptep_get(ptep + done);
+			unsigned int batch = folio_test_large(folio)
+				? (unsigned int)folio_pte_batch(folio, a, ptep + done, first_pte,
+								(int)(nr - done), FPB_IGNORE_DIRTY,
+								NULL, NULL, NULL)
+				: 1;
+			struct page *page = pfn_to_page(pte_pfn(first_pte));
+			pte_t old = get_and_clear_full_ptes(vma->vm_mm, a, ptep + done, batch, 0);
+
+			if (pte_dirty(old))
+				folio_set_dirty(folio);
+			flush_tlb_range(vma, a, a + batch * PAGE_SIZE);
+			folio_remove_rmap_ptes(folio, page, (int)batch, vma);
+			vma->vm_mm->rss -= batch;
+			folios_put_refs_one(folio, (int)batch);
+			done += batch;
+		}
+		pte_unmap_unlock(ptep);
+	}
+	return !folio_mapped(folio);
+}

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Classic LRU reclaim (shrink_active_list, shrink_inactive_list,
+ * shrink_folio_list with folio_check_references) and the memcg
+ * memory.reclaim entry point, which drives it or the multi-gen LRU.
+ */
+#include "mm/filemap.h"
+#include "mm/lru.h"
+#include "mm/reclaim.h"
+
+enum folio_references folio_check_references(struct folio *folio,
+					     struct reclaim_stat *rs)
+{
+	int referenced_ptes = folio_referenced(folio, rs);
+	bool referenced_folio = folio_test_referenced(folio);
+
+	folio_clear_referenced(folio);
+	/* the multi-gen LRU: any young reference promotes (6.x shape) */
+	if (lru_gen_enabled)
+		return referenced_ptes ? FOLIOREF_ACTIVATE : FOLIOREF_RECLAIM;
+	if (referenced_ptes) {
+		/*
+		 * Every mapped folio starts with the faulting reference: only a
+		 * second look that finds it used again activates it.
+		 */
+		folio_set_referenced(folio);
+		if (referenced_folio || referenced_ptes > 1)
+			return FOLIOREF_ACTIVATE;
+		return FOLIOREF_KEEP;
+	}
+	if (referenced_folio && !folio_test_swapbacked(folio))
+		return FOLIOREF_RECLAIM_CLEAN;
+	return FOLIOREF_RECLAIM;
+}
+
+bool reclaim_clean_folio(struct folio *folio)
+{
+	if (!folio->page.mapping || folio_test_dirty(folio) || folio_test_unevictable(folio))
+		return false;
+	if (folio_mapped(folio) && !try_to_unmap(folio))
+		return false;
+	/* writeback would be needed for a folio the unmap found dirty */
+	if (folio_test_dirty(folio))
+		return false;
+	hw_count(EV_lock_acquire, 1); /* the mapping's i_pages lock */
+	filemap_remove_folio(folio);
+	return true;
+}
+
+static void shrink_active_list(long nr_pages, struct reclaim_stat *rs)
+{
+	struct folio *folio;
+
+	hw_count(EV_lock_acquire, 1);
+	while (nr_pages > 0 && (folio = lru_last(&root_lruvec, LRU_ACTIVE_FILE))) {
+		lru_del_folio(folio);
+		nr_pages -= folio_nr_pages(folio);
+		rs->nr_scanned += (u64)folio_nr_pages(folio);
+		/* the young bits are tested (and cleared) on the way down */
+		folio_referenced(folio, rs);
+		folio_clear_active(folio);
+		folio_add_lru_locked(folio);
+	}
+}
+
+static u64 shrink_inactive_list(u64 nr_to_reclaim, struct reclaim_stat *rs)
+{
+	u64 reclaimed = 0;
+	int isolated = 0;
+	struct folio *folio;
+
+	hw_count(EV_lock_acquire, 1);
+	while (reclaimed < nr_to_reclaim && isolated < SWAP_CLUSTER_MAX &&
+	       (folio = lru_last(&root_lruvec, LRU_INACTIVE_FILE))) {
+		long nr = folio_nr_pages(folio);
+
+		lru_del_folio(folio);
+		isolated += (int)nr;
+		rs->nr_scanned += (u64)nr;
+		switch (folio_check_references(folio, rs)) {
+		case FOLIOREF_ACTIVATE:
+			folio_set_active(folio);
+			folio_add_lru_locked(folio);
+			rs->nr_activated += (u64)nr;
+			break;
+		case FOLIOREF_KEEP:
+			folio_add_lru_locked(folio);
+			rs->nr_kept += (u64)nr;
+			break;
+		default:
+			if (reclaim_clean_folio(folio)) {
+				reclaimed += (u64)nr;
+			} else {
+				folio_add_lru_locked(folio);
+				rs->nr_kept += (u64)nr;
+			}
+		}
+	}
+	return reclaimed;
+}
+
+u64 shrink_lruvec_classic(u64 nr_to_reclaim, struct reclaim_stat *rs)
+{
+	u64 reclaimed = 0;
+
+	while (reclaimed < nr_to_reclaim) {
+		/* keep the inactive list at least as big as the active one */
+		if (root_lruvec.nr_pages[LRU_INACTIVE_FILE] < root_lruvec.nr_pages[LRU_ACTIVE_FILE])
+			shrink_active_list(SWAP_CLUSTER_MAX, rs);
+		if (!lru_last(&root_lruvec, LRU_INACTIVE_FILE))
+			break;
+		u64 r = shrink_inactive_list(nr_to_reclaim - reclaimed, rs);
+
+		reclaimed += r;
+		if (!r && !root_lruvec.nr_pages[LRU_ACTIVE_FILE] &&
+		    rs->nr_scanned > 4 * (u64)root_lruvec.nr_pages[LRU_INACTIVE_FILE] + 1024)
+			break; /* nothing reclaimable left */
+	}
+	return reclaimed;
+}
+
+#define MAX_RECLAIM_RETRIES 16
+
+/*
+ * memory.reclaim: try_to_free_mem_cgroup_pages in batches of at most
+ * SWAP_CLUSTER_MAX pages until the request is met, so the overshoot is
+ * at most one folio.
+ */
+u64 memory_reclaim(u64 bytes, struct reclaim_stat *rs)
+{
+	u64 target = bytes >> PAGE_SHIFT, reclaimed = 0;
+	int retries = MAX_RECLAIM_RETRIES;
+
+	while (reclaimed < target) {
+		u64 want = min(target - reclaimed, (u64)SWAP_CLUSTER_MAX);
+		u64 r = lru_gen_enabled ? lru_gen_shrink_lruvec(want, rs)
+					: shrink_lruvec_classic(want, rs);
+
+		reclaimed += r;
+		if (!r && --retries == 0)
+			break;
+	}
+	rs->nr_reclaimed += reclaimed;
+	return reclaimed;
+}
