@@ -9,6 +9,7 @@
 
 #include "arch/arch.h"
 #include "arch/oracle.h"
+#include "hw/events.h"
 
 static inline bool pte_none(pte_t pte) { return !pte_val(pte); }
 static inline bool pte_present(pte_t pte) { return arch->pte_present(pte); }
@@ -90,11 +91,29 @@ static inline pte_t ptep_get_and_clear_full(struct mm_struct *mm,
 	return pte;
 }
 
+/* Loads and atomics spent testing young bits (what S1 reduces). */
+struct young_cost {
+	u64 read, atomic;
+};
+
+static inline struct young_cost young_cost_start(void)
+{
+	return (struct young_cost){ hw_events.v[EV_pte_read], hw_events.v[EV_pte_atomic] };
+}
+
+static inline void young_cost_end(struct young_cost c)
+{
+	hw_count(EV_young_read, hw_events.v[EV_pte_read] - c.read);
+	hw_count(EV_young_atomic, hw_events.v[EV_pte_atomic] - c.atomic);
+}
+
 static inline int ptep_test_and_clear_young(struct vm_area_struct *vma,
 					    unsigned long addr, pte_t *ptep)
 {
+	struct young_cost c = young_cost_start();
 	int young = arch->ptep_test_and_clear_young(vma, addr, ptep);
 
+	young_cost_end(c);
 	oracle_report(ptep, 1, young, false, true, false, true,
 		      "ptep_test_and_clear_young");
 	return young;
@@ -103,8 +122,10 @@ static inline int ptep_test_and_clear_young(struct vm_area_struct *vma,
 static inline int ptep_clear_flush_young(struct vm_area_struct *vma,
 					 unsigned long addr, pte_t *ptep)
 {
+	struct young_cost c = young_cost_start();
 	int young = arch->ptep_clear_flush_young(vma, addr, ptep);
 
+	young_cost_end(c);
 	oracle_report(ptep, 1, young, false, true, false, true,
 		      "ptep_clear_flush_young");
 	return young;
@@ -114,8 +135,10 @@ static inline bool test_and_clear_young_ptes(struct vm_area_struct *vma,
 					     unsigned long addr, pte_t *ptep,
 					     unsigned int nr)
 {
+	struct young_cost c = young_cost_start();
 	bool young = arch->test_and_clear_young_ptes(vma, addr, ptep, nr);
 
+	young_cost_end(c);
 	oracle_report(ptep, nr, young, false, true, false, true,
 		      "test_and_clear_young_ptes");
 	return young;
@@ -125,8 +148,10 @@ static inline bool clear_flush_young_ptes(struct vm_area_struct *vma,
 					  unsigned long addr, pte_t *ptep,
 					  unsigned int nr)
 {
+	struct young_cost c = young_cost_start();
 	bool young = arch->clear_flush_young_ptes(vma, addr, ptep, nr);
 
+	young_cost_end(c);
 	oracle_report(ptep, nr, young, false, true, false, true,
 		      "clear_flush_young_ptes");
 	return young;

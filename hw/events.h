@@ -25,6 +25,8 @@
 	X(hw_update)        /* hardware AF/dirty update of a descriptor */       \
 	X(contpte_get)      /* ptep_get on a contpte block (a gather) */         \
 	X(contpte_get_read) /* pte_read done inside those gathers */             \
+	X(young_read)       /* pte_read inside young test-and-clear calls */     \
+	X(young_atomic)     /* pte_atomic inside young test-and-clear calls */   \
 	X(fold)             /* contpte block folded */                           \
 	X(unfold)           /* contpte block unfolded */                         \
 	X(folio_ref_atomic) /* atomic on a folio refcount */                     \

@@ -200,3 +200,28 @@ def test_exit_variants(ptelab):
 def test_exit_needs_arm64(ptelab):
     p = ptelab("run", "exit", "--arch", "x86")
     assert p.returncode == 2 and "use --arch arm64" in p.stderr
+
+
+def test_reclaim_file_batched_vs_per_pte(ptelab):
+    out = {}
+    for lru in ("mglru", "classic"):
+        for extra in ((), ("--without", "young-batch")):
+            j, = _runs(ptelab, "run", "reclaim-file", "--size", "64M", "--lru", lru,
+                       "--profile", "arm64-server-32c", "--json", *extra)
+            assert j["invariants"]["ok"]
+            r = j["results"]
+            assert r["reclaimed_bytes"] >= r["requested_bytes"]
+            assert r["reclaimed_bytes"] < r["requested_bytes"] + 64 * 1024
+            out[(lru, bool(extra))] = j
+    for lru in ("mglru", "classic"):
+        after, before = out[(lru, False)]["events"], out[(lru, True)]["events"]
+        assert before["young_atomic"] > 3 * after["young_atomic"]
+        assert before["young_read"] > 3 * after["young_read"]
+        assert out[(lru, True)]["modelled_ns"] > out[(lru, False)]["modelled_ns"]
+
+
+def test_reclaim_bad_input(ptelab):
+    p = ptelab("run", "reclaim-file", "--size", "64M", "--reclaim", "128M")
+    assert p.returncode == 2 and "--reclaim" in p.stderr
+    p = ptelab("run", "reclaim-file", "--lru", "lfu")
+    assert p.returncode == 2 and "--lru" in p.stderr

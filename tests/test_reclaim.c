@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Reclaim: exact amounts, LRU order, generations, Bloom filter, batching. */
+#include <stdlib.h>
+
+#include "mm/filemap.h"
+#include "mm/lru.h"
+#include "mm/reclaim.h"
+#include "tests/ktap.h"
+#include "tests/lab_test.h"
+
+#define R_SIZE (32UL << 20)
+#define R_PAGES (R_SIZE >> PAGE_SHIFT)
+#define R_BASE 0x4000000000UL
+
+struct r_lab {
+	struct mm_struct *mm;
+	struct address_space *file;
+	struct hw_cpu *cpu;
+};
+
+static void r_setup(struct r_lab *r, const char *lru, bool young_batch)
+{
+	struct run_params p = {
+		.arch = "arm64", .impl = "ref", .nr_cpus = 2, .seed = 7,
+		.policy = HW_POLICY_RANDOM, .tlb_entries = 256, .tlb_ways = 4,
+		.hafdbs = true, .lru = lru,
+	};
+	char err[100];
+
+	lab_switches_reset();
+	lab_machine_setup(&p, R_PAGES * 2 + 8192, err, sizeof(err));
+	if (!young_batch)
+		lab_switch_off("young-batch");
+	r->cpu = &hw_machine.cpu[0];
+	r->file = address_space_create(R_SIZE, 4);
+	r->mm = mm_alloc();
+	mmap_file(r->mm, R_BASE, R_SIZE, r->file, 0, VM_READ);
+	switch_mm(r->cpu, r->mm);
+	for (u64 i = 0; i < R_PAGES; i++)
+		access_user(r->cpu, r->mm, R_BASE + i * PAGE_SIZE, false);
+}
+
+static void r_teardown(struct r_lab *r)
+{
+	mm_check_invariants(r->mm);
+	mmput(r->mm);
+	address_space_destroy(r->file);
+	mm_check_all_freed();
+	lab_machine_teardown();
+}
+
+static bool cached(struct r_lab *r, u64 page)
+{
+	return filemap_get_folio(r->file, page) != NULL;
+}
+
+static long lrugen_total(void)
+{
+	long n = 0;
+
+	for (int g = 0; g < MAX_NR_GENS; g++)
+		n += lrugen.nr_pages[g];
+	return n;
+}
+
+static void exact(const char *lru)
+{
+	struct r_lab r;
+	struct reclaim_stat rs = { .look_around = !strcmp(lru, "mglru") };
+
+	r_setup(&r, lru, true);
+	u64 want = 10UL << 20 | 12 * PAGE_SIZE; /* not a multiple of the folio size */
+	u64 got = memory_reclaim(want, &rs) << PAGE_SHIFT;
+	EXPECT(got >= want && got < want + SZ_64K);
+	EXPECT_EQ(r.file->nrpages, (long)(R_PAGES - (got >> PAGE_SHIFT)));
+	EXPECT_EQ(hw_violations.total, 0);
+	r_teardown(&r);
+	EXPECT_EQ(hw_violations.total, 0);
+}
+
+static void test_reclaim_exact_mglru(void) { exact("mglru"); }
+static void test_reclaim_exact_classic(void) { exact("classic"); }
+
+/* Folios read again after the first reclaim outlive cold ones. */
+static void hot_survive(const char *lru)
+{
+	struct r_lab r;
+	struct reclaim_stat rs = { .look_around = !strcmp(lru, "mglru") };
+	u64 hot_first = R_PAGES - R_PAGES / 8, hot_evicted = 0, cold_left = 0;
+
+	r_setup(&r, lru, true);
+	memory_reclaim(R_SIZE / 4, &rs);
+	for (u64 i = hot_first; i < R_PAGES; i++)
+		EXPECT(cached(&r, i)); /* the newest were not reclaimed first */
+	for (u64 i = hot_first; i < R_PAGES; i++)
+		access_user(r.cpu, r.mm, R_BASE + i * PAGE_SIZE, false);
+	memory_reclaim(R_SIZE / 2, &rs);
+	for (u64 i = 0; i < R_PAGES; i++) {
+		if (i >= hot_first)
+			hot_evicted += !cached(&r, i);
+		else
+			cold_left += cached(&r, i);
+	}
+	EXPECT_EQ(hot_evicted, 0);
+	EXPECT(cold_left < R_PAGES / 4 + 16);
+	r_teardown(&r);
+	EXPECT_EQ(hw_violations.total, 0);
+}
+
+static void test_hot_survive_mglru(void) { hot_survive("mglru"); }
+static void test_hot_survive_classic(void) { hot_survive("classic"); }
+
+static long folios_in_gen(struct r_lab *r, u64 seq, u64 from, u64 to)
+{
+	long n = 0;
+
+	for (u64 i = from; i < to; i += 16) {
+		struct folio *f = filemap_get_folio(r->file, i);
+
+		n += f && f->page.gen && (u64)(f->page.gen - 1) == seq % MAX_NR_GENS;
+	}
+	return n;
+}
+
+static void test_generations(void)
+{
+	struct r_lab r;
+	struct reclaim_stat rs = { .look_around = true };
+	u64 hot = R_PAGES - R_PAGES / 4;
+
+	r_setup(&r, "mglru", true);
+	EXPECT_EQ(lrugen_total(), (long)R_PAGES);
+	EXPECT_EQ(lrugen.max_seq - lrugen.min_seq + 1, MIN_NR_GENS + 1);
+	/* the first aging walks everything: every folio was read, all promoted */
+	try_to_inc_max_seq(&rs);
+	EXPECT_EQ(folios_in_gen(&r, lrugen.max_seq - 1, 0, R_PAGES), (long)(R_PAGES / 16));
+	/* read a quarter again (after a flush: cached entries set no access flag) */
+	flush_tlb_mm(r.mm);
+	for (u64 i = hot; i < R_PAGES; i++)
+		access_user(r.cpu, r.mm, R_BASE + i * PAGE_SIZE, false);
+	try_to_inc_max_seq(&rs);
+	EXPECT_EQ(folios_in_gen(&r, lrugen.max_seq - 1, hot, R_PAGES), (long)((R_PAGES - hot) / 16));
+	EXPECT_EQ(folios_in_gen(&r, lrugen.max_seq - 1, 0, hot), 0);
+	EXPECT_EQ(lrugen_total(), (long)R_PAGES);
+	for (int step = 0; step < 6; step++) {
+		memory_reclaim(R_SIZE / 16, &rs);
+		u64 nr_gens = lrugen.max_seq - lrugen.min_seq + 1;
+
+		EXPECT(nr_gens >= MIN_NR_GENS && nr_gens <= MAX_NR_GENS);
+		EXPECT_EQ(lrugen_total(), r.file->nrpages);
+	}
+	/* the cold three quarters went first */
+	for (u64 i = hot; i < R_PAGES; i++)
+		EXPECT(cached(&r, i));
+	r_teardown(&r);
+}
+
+static void test_bloom(void)
+{
+	struct r_lab r;
+	int a, b, c, false_pos = 0;
+
+	r_setup(&r, "mglru", true);
+	u64 seq = lrugen.max_seq + 1;
+	EXPECT(test_bloom_filter(seq, &a)); /* no filter yet: walk everything */
+	struct reclaim_stat rs = { .look_around = true };
+	try_to_inc_max_seq(&rs);
+	/* that aging found every table young: all of them are in the filter */
+	u64 *pmd = pmd_walk(r.mm, R_BASE);
+	EXPECT(test_bloom_filter(lrugen.max_seq, pmd));
+	update_bloom_filter(lrugen.max_seq, &b);
+	EXPECT(test_bloom_filter(lrugen.max_seq, &b));
+	/* items never added are (almost always) out */
+	static int items[1000];
+	for (int i = 0; i < 1000; i++)
+		false_pos += test_bloom_filter(lrugen.max_seq, &items[i]);
+	EXPECT(false_pos < 50);
+	(void)c;
+	/* a second aging with nothing young left skips what the first found cold */
+	try_to_inc_max_seq(&rs);
+	try_to_inc_max_seq(&rs);
+	EXPECT(rs.nr_bloom_skipped > 0);
+	r_teardown(&r);
+}
+
+/* The per-PTE and the batched young tests evict the same folios. */
+static void same_decisions(const char *lru)
+{
+	static bool gone[2][R_PAGES];
+	struct r_lab r;
+
+	for (int mode = 0; mode < 2; mode++) {
+		struct reclaim_stat rs = { .look_around = !strcmp(lru, "mglru") };
+
+		r_setup(&r, lru, mode == 1);
+		memory_reclaim(R_SIZE / 4, &rs);
+		for (u64 i = R_PAGES / 2; i < R_PAGES; i++)
+			access_user(r.cpu, r.mm, R_BASE + i * PAGE_SIZE, false);
+		memory_reclaim(R_SIZE / 4, &rs);
+		for (u64 i = 0; i < R_PAGES; i++)
+			gone[mode][i] = !cached(&r, i);
+		r_teardown(&r);
+	}
+	u64 differ = 0;
+	for (u64 i = 0; i < R_PAGES; i++)
+		differ += gone[0][i] != gone[1][i];
+	EXPECT_EQ(differ, 0);
+}
+
+static void test_same_decisions_classic(void) { same_decisions("classic"); }
+static void test_same_decisions_mglru(void) { same_decisions("mglru"); }
+
+static const struct ktap_case cases[] = {
+	{ "reclaim_exact_mglru", test_reclaim_exact_mglru },
+	{ "reclaim_exact_classic", test_reclaim_exact_classic },
+	{ "hot_survive_mglru", test_hot_survive_mglru },
+	{ "hot_survive_classic", test_hot_survive_classic },
+	{ "generations", test_generations },
+	{ "bloom_filter", test_bloom },
+	{ "same_decisions_classic", test_same_decisions_classic },
+	{ "same_decisions_mglru", test_same_decisions_mglru },
+};
+
+int main(void)
+{
+	return ktap_run("reclaim", cases, ARRAY_SIZE(cases));
+}
