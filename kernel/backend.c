@@ -192,7 +192,7 @@ static int build_backend(const char *name, const char *tree, char *so_path,
 		"kernel/shim/include/linux/efi.h", "kernel/shim/include/linux/export.h",
 		"kernel/shim/include/asm/tlbflush.h", "arch/pte_types.h",
 		"arch/arm64/pgtable-hwdef.h", "arch/arm64/pte.h", "arch/arm64/raw.h",
-		"arch/arm64/tlbflush.h", "mm/page.h", "mm/mm_types.h", "hw/events.h",
+		"arch/arm64/tlbflush.h", "arch/arm64/tlbflags.h", "mm/page.h", "mm/mm_types.h", "hw/events.h",
 	};
 	u64 h = fnv1a(0xcbf29ce484222325ULL, src);
 	h = fnv1a(h, version);

@@ -96,22 +96,6 @@ struct vm_area_struct *mmap_file(struct mm_struct *mm, unsigned long addr,
 	return vma;
 }
 
-static void folio_add_file_rmap_ptes(struct folio *folio, struct page *page, int nr)
-{
-	hw_count(EV_rmap_call, 1);
-	for (int i = 0; i < nr; i++, page++) {
-		hw_count(EV_mapcount_atomic, 1);
-		if (page->_mapcount++ == -1 && folio_test_large(folio)) {
-			hw_count(EV_mapcount_atomic, 1);
-			folio->page._nr_pages_mapped++;
-		}
-	}
-	if (folio_test_large(folio)) {
-		hw_count(EV_mapcount_atomic, 1);
-		folio->page._large_mapcount += nr;
-	}
-}
-
 int filemap_fault(struct vm_area_struct *vma, unsigned long addr, u64 *pmdp)
 {
 	struct address_space *mapping = vma->vm_file_mapping;
@@ -140,7 +124,7 @@ int filemap_fault(struct vm_area_struct *vma, unsigned long addr, u64 *pmdp)
 	}
 	struct page *page = folio_page(folio, (long)(first - folio->page.index));
 	folio_ref_add(folio, (int)nr);
-	folio_add_file_rmap_ptes(folio, page, (int)nr);
+	folio_add_file_rmap_ptes(folio, page, (int)nr, vma);
 	vma->vm_mm->rss += (long)nr;
 	pte_t entry = pte_mkyoung(pfn_pte(folio_pfn(folio) + (first - folio->page.index),
 					  vma->vm_page_prot));

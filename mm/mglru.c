@@ -201,6 +201,34 @@ static struct folio *lru_gen_folio_of(pte_t pte)
 	return folio->page.gen ? folio : NULL;
 }
 
+/*
+ * One step of a young scan (look-around or aging walk): read the entry;
+ * a present, young one mapping an LRU folio gets its run tested and, if
+ * still young, the folio is promoted to max_seq. Returns how many entries
+ * the step covered; *young how many of them were young.
+ */
+static unsigned int age_pte_run(struct vm_area_struct *vma, unsigned long addr,
+				pte_t *ptep, unsigned long end, unsigned int *young)
+{
+	pte_t ptent = ptep_get(ptep);
+	struct folio *folio;
+	unsigned int nr;
+
+	*young = 0;
+	/* get_pte_pfn: only present, young entries are worth a test */
+	if (!pte_present(ptent) || !pte_young(ptent))
+		return 1;
+	folio = lru_gen_folio_of(ptent);
+	if (!folio)
+		return 1;
+	nr = run_of(folio, addr, ptep, ptent, (unsigned int)((end - addr) >> PAGE_SHIFT));
+	if (young_test(vma, addr, ptep, nr)) {
+		folio_update_gen(folio, lrugen.max_seq);
+		*young = nr;
+	}
+	return nr;
+}
+
 bool lru_gen_look_around(struct vm_area_struct *vma, unsigned long addr,
 			 pte_t *ptep, u64 *pmdp, unsigned int nr,
 			 struct reclaim_stat *rs)
@@ -226,22 +254,11 @@ bool lru_gen_look_around(struct vm_area_struct *vma, unsigned long addr,
 	}
 	ptep -= (addr - start) / PAGE_SIZE;
 	for (addr = start; addr != end; i += (int)nr, ptep += nr, addr += nr * PAGE_SIZE) {
-		pte_t ptent = ptep_get(ptep);
-		struct folio *folio;
+		unsigned int y;
 
-		nr = 1;
-		/* get_pte_pfn: only present, young entries are worth a test */
-		if (!pte_present(ptent) || !pte_young(ptent))
-			continue;
-		folio = lru_gen_folio_of(ptent);
-		if (!folio)
-			continue;
-		nr = run_of(folio, addr, ptep, ptent, (unsigned int)((end - addr) >> PAGE_SHIFT));
-		if (!young_test(vma, addr, ptep, nr))
-			continue;
-		folio_update_gen(folio, lrugen.max_seq);
-		rs->nr_look_around_young += nr;
-		young += (int)nr;
+		nr = age_pte_run(vma, addr, ptep, end, &y);
+		rs->nr_look_around_young += y;
+		young += (int)y;
 	}
 	/* feedback from rmap walkers to page table walkers */
 	if (suitable_to_scan(i, young))
@@ -250,29 +267,18 @@ bool lru_gen_look_around(struct vm_area_struct *vma, unsigned long addr,
 }
 
 static void walk_pte_range(struct vm_area_struct *vma, u64 *pmdp, unsigned long start,
-			   unsigned long end, struct reclaim_stat *rs)
+			   unsigned long end)
 {
 	pte_t *table = pte_offset_map_lock(vma->vm_mm, pmdp, start), *ptep = table;
 	int total = 0, young = 0;
 	unsigned int nr;
 
 	for (unsigned long addr = start; addr != end; ptep += nr, addr += nr * PAGE_SIZE) {
-		pte_t ptent = ptep_get(ptep);
-		struct folio *folio;
+		unsigned int y;
 
-		nr = 1;
-		total++;
-		if (!pte_present(ptent) || !pte_young(ptent))
-			continue;
-		folio = lru_gen_folio_of(ptent);
-		if (!folio)
-			continue;
-		nr = run_of(folio, addr, ptep, ptent, (unsigned int)((end - addr) >> PAGE_SHIFT));
-		total += (int)nr - 1;
-		if (!young_test(vma, addr, ptep, nr))
-			continue;
-		folio_update_gen(folio, lrugen.max_seq);
-		young += (int)nr;
+		nr = age_pte_run(vma, addr, ptep, end, &y);
+		total += (int)nr;
+		young += (int)y;
 	}
 	pte_unmap_unlock(table);
 	/* tables worth walking again are remembered for the next aging */
@@ -294,7 +300,7 @@ static void walk_mm(struct mm_struct *mm, struct reclaim_stat *rs)
 				rs->nr_bloom_skipped++;
 				continue;
 			}
-			walk_pte_range(vma, pmdp, addr, next, rs);
+			walk_pte_range(vma, pmdp, addr, next);
 		}
 	}
 }

@@ -79,6 +79,8 @@ void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 	folio_remove_rmap_ptes(folio, page, 1, vma)
 void folio_dup_anon_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			      struct vm_area_struct *src_vma);
+void folio_add_file_rmap_ptes(struct folio *folio, struct page *page, int nr,
+			      struct vm_area_struct *vma);
 int folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
 			 unsigned long address, pte_t *ptep, unsigned int max_nr);
 

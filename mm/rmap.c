@@ -29,15 +29,10 @@ void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
 	}
 }
 
-/*
- * fork: the child maps the same pages; they stop being exclusive to the
- * parent. One call (and one folio mapcount update) per batch; the page
- * mapcounts are per page.
- */
-void folio_dup_anon_rmap_ptes(struct folio *folio, struct page *page, int nr,
-			      struct vm_area_struct *src_vma)
+/* One more mapping of nr pages: per-page mapcounts, then the folio's. */
+static void __folio_add_rmap(struct folio *folio, struct page *page, int nr,
+			     bool share_anon)
 {
-	(void)src_vma;
 	hw_count(EV_rmap_call, 1);
 	for (int i = 0; i < nr; i++, page++) {
 		hw_count(EV_mapcount_atomic, 1);
@@ -45,12 +40,29 @@ void folio_dup_anon_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			hw_count(EV_mapcount_atomic, 1);
 			folio->page._nr_pages_mapped++;
 		}
-		ClearPageAnonExclusive(page);
+		/* fork: the pages stop being exclusive to the parent */
+		if (share_anon)
+			ClearPageAnonExclusive(page);
 	}
 	if (folio_test_large(folio)) {
 		hw_count(EV_mapcount_atomic, 1);
 		folio->page._large_mapcount += nr;
 	}
+}
+
+/* fork: the child maps the same pages; one call per batch. */
+void folio_dup_anon_rmap_ptes(struct folio *folio, struct page *page, int nr,
+			      struct vm_area_struct *src_vma)
+{
+	(void)src_vma;
+	__folio_add_rmap(folio, page, nr, true);
+}
+
+void folio_add_file_rmap_ptes(struct folio *folio, struct page *page, int nr,
+			      struct vm_area_struct *vma)
+{
+	(void)vma;
+	__folio_add_rmap(folio, page, nr, false);
 }
 
 void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,

@@ -45,64 +45,22 @@ static bool pvmw_next(struct folio *folio, pte_t *ptep, unsigned long addr,
 	return false;
 }
 
-int folio_referenced(struct folio *folio, struct reclaim_stat *rs)
-{
-	struct address_space *mapping = folio->page.mapping;
-	int referenced = 0;
-
-	if (!mapping || !folio_mapped(folio))
-		return 0;
-	for (int i = 0; i < mapping->nr_mmap; i++) {
-		struct vm_area_struct *vma = mapping->i_mmap[i];
-		unsigned long start;
-		unsigned int nr, skip;
-		long first;
-
-		if (!folio_vma_range(folio, vma, &start, &nr, &first))
-			continue;
-		u64 *pmdp = pmd_walk(vma->vm_mm, start);
-		if (!pmdp || !*pmdp || !arch->fmt->desc_table(*pmdp, 2))
-			continue;
-		pte_t *ptep = pte_offset_map_lock(vma->vm_mm, pmdp, start);
-		hw_count(EV_rmap_call, 1);
-		/* folio_referenced_one: per PTE, or batched (S1) */
-		for (unsigned int done = 0; done < nr;) {
-			if (!pvmw_next(folio, ptep + done, start + done * PAGE_SIZE, nr - done, &skip))
-				break;
-			done += skip;
-			unsigned long a = start + done * PAGE_SIZE;
-			unsigned int batch = 1;
-
-			if (lab_sw.young_batch && arch_batched_young() && folio_test_large(folio))
-				batch = (unsigned int)folio_pte_batch(folio, a, ptep + done,
-								     ptep_get(ptep + done),
-								     (int)(nr - done), 0, NULL, NULL, NULL);
-			if (rs && rs->look_around) {
-				if (lru_gen_look_around(vma, a, ptep + done, pmdp, batch, rs))
-					referenced++;
-			} else if (batch > 1 ? clear_flush_young_ptes(vma, a, ptep + done, batch)
-					     : ptep_clear_flush_young(vma, a, ptep + done)) {
-				referenced++;
-			}
-			done += batch;
-		}
-		pte_unmap_unlock(ptep);
-	}
-	return referenced;
-}
-
 /*
- * Unmap a clean file folio from every VMA: clear its PTEs (one batch per
- * contiguous run), flush, drop the mappings' references.
+ * rmap_walk_file: for every VMA of the folio's file that maps part of it,
+ * call rmap_one with the run of PTEs that could map it, under their PTL.
  */
-bool try_to_unmap(struct folio *folio)
+typedef void (*rmap_one_t)(struct folio *folio, struct vm_area_struct *vma,
+			   unsigned long start, pte_t *ptep, u64 *pmdp,
+			   unsigned int nr, void *arg);
+
+static void rmap_walk_file(struct folio *folio, rmap_one_t rmap_one, void *arg)
 {
 	struct address_space *mapping = folio->page.mapping;
 
 	for (int i = 0; mapping && i < mapping->nr_mmap; i++) {
 		struct vm_area_struct *vma = mapping->i_mmap[i];
 		unsigned long start;
-		unsigned int nr, skip;
+		unsigned int nr;
 		long first;
 
 		if (!folio_vma_range(folio, vma, &start, &nr, &first))
@@ -112,29 +70,91 @@ bool try_to_unmap(struct folio *folio)
 			continue;
 		pte_t *ptep = pte_offset_map_lock(vma->vm_mm, pmdp, start);
 		hw_count(EV_rmap_call, 1);
-		for (unsigned int done = 0; done < nr;) {
-			if (!pvmw_next(folio, ptep + done, start + done * PAGE_SIZE, nr - done, &skip))
-				break;
-			done += skip;
-			unsigned long a = start + done * PAGE_SIZE;
-			pte_t first_pte = ptep_get(ptep + done);
-			unsigned int batch = folio_test_large(folio)
-				? (unsigned int)folio_pte_batch(folio, a, ptep + done, first_pte,
-								(int)(nr - done), FPB_IGNORE_DIRTY,
-								NULL, NULL, NULL)
-				: 1;
-			struct page *page = pfn_to_page(pte_pfn(first_pte));
-			pte_t old = get_and_clear_full_ptes(vma->vm_mm, a, ptep + done, batch, 0);
-
-			if (pte_dirty(old))
-				folio_set_dirty(folio);
-			flush_tlb_range(vma, a, a + batch * PAGE_SIZE);
-			folio_remove_rmap_ptes(folio, page, (int)batch, vma);
-			vma->vm_mm->rss -= batch;
-			folios_put_refs_one(folio, (int)batch);
-			done += batch;
-		}
+		rmap_one(folio, vma, start, ptep, pmdp, nr, arg);
 		pte_unmap_unlock(ptep);
 	}
+}
+
+struct referenced_arg {
+	struct reclaim_stat *rs;
+	int referenced;
+};
+
+/* folio_referenced_one: per PTE, or one batch per run (S1) */
+static void folio_referenced_one_file(struct folio *folio, struct vm_area_struct *vma,
+				      unsigned long start, pte_t *ptep, u64 *pmdp,
+				      unsigned int nr, void *arg)
+{
+	struct referenced_arg *ra = arg;
+	unsigned int skip;
+
+	for (unsigned int done = 0; done < nr;) {
+		if (!pvmw_next(folio, ptep + done, start + done * PAGE_SIZE, nr - done, &skip))
+			break;
+		done += skip;
+		unsigned long a = start + done * PAGE_SIZE;
+		unsigned int batch = 1;
+
+		if (lab_sw.young_batch && arch_batched_young() && folio_test_large(folio))
+			batch = (unsigned int)folio_pte_batch(folio, a, ptep + done, ptep_get(ptep + done),
+							     (int)(nr - done), 0, NULL, NULL, NULL);
+		if (ra->rs && ra->rs->look_around) {
+			if (lru_gen_look_around(vma, a, ptep + done, pmdp, batch, ra->rs))
+				ra->referenced++;
+		} else if (batch > 1 ? clear_flush_young_ptes(vma, a, ptep + done, batch)
+				     : ptep_clear_flush_young(vma, a, ptep + done)) {
+			ra->referenced++;
+		}
+		done += batch;
+	}
+}
+
+int folio_referenced(struct folio *folio, struct reclaim_stat *rs)
+{
+	struct referenced_arg ra = { .rs = rs };
+
+	if (!folio->page.mapping || !folio_mapped(folio))
+		return 0;
+	rmap_walk_file(folio, folio_referenced_one_file, &ra);
+	return ra.referenced;
+}
+
+/* try_to_unmap_one: clear each run of the folio's PTEs, flush, drop refs. */
+static void try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma,
+			     unsigned long start, pte_t *ptep, u64 *pmdp,
+			     unsigned int nr, void *arg)
+{
+	unsigned int skip;
+
+	(void)pmdp;
+	(void)arg;
+	for (unsigned int done = 0; done < nr;) {
+		if (!pvmw_next(folio, ptep + done, start + done * PAGE_SIZE, nr - done, &skip))
+			break;
+		done += skip;
+		unsigned long a = start + done * PAGE_SIZE;
+		pte_t first_pte = ptep_get(ptep + done);
+		unsigned int batch = folio_test_large(folio)
+			? (unsigned int)folio_pte_batch(folio, a, ptep + done, first_pte,
+							(int)(nr - done), FPB_IGNORE_DIRTY,
+							NULL, NULL, NULL)
+			: 1;
+		struct page *page = pfn_to_page(pte_pfn(first_pte));
+		pte_t old = get_and_clear_full_ptes(vma->vm_mm, a, ptep + done, batch, 0);
+
+		if (pte_dirty(old))
+			folio_set_dirty(folio);
+		flush_tlb_range(vma, a, a + batch * PAGE_SIZE);
+		folio_remove_rmap_ptes(folio, page, (int)batch, vma);
+		vma->vm_mm->rss -= batch;
+		folios_put_refs_one(folio, (int)batch);
+		done += batch;
+	}
+}
+
+/* Unmap a clean file folio from every VMA; true when no mapping is left. */
+bool try_to_unmap(struct folio *folio)
+{
+	rmap_walk_file(folio, try_to_unmap_one, NULL);
 	return !folio_mapped(folio);
 }

@@ -3,7 +3,7 @@
 #ifndef PTELAB_ARM64_TLBFLUSH_H
 #define PTELAB_ARM64_TLBFLUSH_H
 
-#include "mm/mm_types.h"
+#include "arch/arm64/tlbflags.h"
 
 /* Above this many pages without FEAT_TLBIRANGE, flush the whole ASID. */
 #define MAX_TLBI_OPS PTRS_PER_PTE
@@ -12,21 +12,6 @@
 
 #define ASID(mm) ((mm)->context.asid)
 
-/*
- * The 7.x TLBF_* flags; ptelab's core flush takes them for every version
- * (6.12's last_level maps to TLBF_NOWALKCACHE, _nosync to TLBF_NOSYNC).
- */
-typedef unsigned int tlbf_t;
-#define TLBF_NONE 0U
-#define TLBF_NOWALKCACHE (1U << 0)
-#define TLBF_NOSYNC (1U << 1)
-#define TLBF_NONOTIFY (1U << 2)
-#define TLBF_NOBROADCAST (1U << 3)
-
-void arm64_flush_tlb_range_flags(struct vm_area_struct *vma, unsigned long start,
-				 unsigned long end, unsigned long stride,
-				 int tlb_level, tlbf_t flags);
-void flush_tlb_mm(struct mm_struct *mm);
 void flush_tlb_page(struct vm_area_struct *vma, unsigned long uaddr);
 void __flush_tlb_range_nosync(struct vm_area_struct *vma, unsigned long start,
 			      unsigned long end, unsigned long stride,

@@ -10,17 +10,7 @@
 
 #ifdef PTELAB_TLBF
 /* 7.x: (stride, level, flags) */
-typedef unsigned int tlbf_t;
-#define TLBF_NONE 0U
-#define TLBF_NOWALKCACHE (1U << 0)
-#define TLBF_NOSYNC (1U << 1)
-#define TLBF_NONOTIFY (1U << 2)
-#define TLBF_NOBROADCAST (1U << 3)
-
-void arm64_flush_tlb_range_flags(struct vm_area_struct *vma, unsigned long start,
-				 unsigned long end, unsigned long stride,
-				 int tlb_level, tlbf_t flags);
-void flush_tlb_mm(struct mm_struct *mm);
+#include "arch/arm64/tlbflags.h"
 
 static inline void __flush_tlb_range(struct vm_area_struct *vma,
 				     unsigned long start, unsigned long end,
