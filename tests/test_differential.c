@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "hw/random.h"
 #include "hw/phys.h"
 #include "kernel/backend.h"
 #include "tests/ktap.h"
@@ -30,10 +31,7 @@ static u64 rng;
 
 static u64 rnd(u64 n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng % n;
+	return xorshift_rnd(&rng, n);
 }
 
 static void rec(struct trace *t, int op, u64 v)

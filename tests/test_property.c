@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 
+#include "hw/random.h"
 #include "hw/phys.h"
 #include "tests/ktap.h"
 #include "tests/lab_test.h"
@@ -19,10 +20,7 @@ static u64 rng = 88172645463325252ULL;
 
 static u64 rnd(u64 n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng % n;
+	return xorshift_rnd(&rng, n);
 }
 
 static bool written[P_PAGES]; /* stored to since last cleaned */

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hw/random.h"
 #include "arch/switches.h"
 #include "hw/cpu.h"
 #include "mm/mm.h"
@@ -36,10 +37,7 @@ static u64 rng;
 
 static u64 rnd(u64 n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng % n;
+	return xorshift_rnd(&rng, n);
 }
 
 static int set_variant(const char *v, char *err, size_t errlen)

@@ -9,6 +9,7 @@
 #include "hw/pgtable_mem.h"
 #include "kernel/backend.h"
 #include "mm/lru.h"
+#include "mm/mm.h"
 #include "mm/reclaim.h"
 #include "mm/page.h"
 #include "workloads/workload.h"
@@ -74,4 +75,53 @@ void lab_machine_teardown(void)
 	lru_gen_exit();
 	page_alloc_exit();
 	hw_machine_exit();
+}
+
+int lab_folio_order(u64 folio_size)
+{
+	int order = 0;
+
+	while ((PAGE_SIZE << order) < folio_size)
+		order++;
+	return order;
+}
+
+/*
+ * A fresh machine with one mm on CPU 0 and --size of anonymous memory at
+ * base in --folio-size folios, every page written once.
+ */
+struct mm_struct *lab_anon_setup(const struct run_params *p, u64 base,
+				 struct vm_area_struct **vmap, char *err, size_t errlen)
+{
+	u64 nr_pages = p->size >> PAGE_SHIFT;
+	struct hw_cpu *cpu;
+	struct mm_struct *mm;
+	struct vm_area_struct *vma;
+
+	if (lab_machine_setup(p, nr_pages + nr_pages / 16 + 4096, err, errlen))
+		return NULL;
+	cpu = &hw_machine.cpu[0];
+	mm = mm_alloc();
+	vma = mm ? mmap_anon(mm, base, p->size, VM_READ | VM_WRITE,
+			     lab_folio_order(p->folio_size), p->pmd_mapped) : NULL;
+	if (!vma) {
+		snprintf(err, errlen, "cannot map %llu bytes", (unsigned long long)p->size);
+		return NULL;
+	}
+	switch_mm(cpu, mm);
+	for (u64 i = 0; i < nr_pages; i++) {
+		if (access_user(cpu, mm, base + i * PAGE_SIZE, true)) {
+			snprintf(err, errlen, "simulated store to %#llx failed",
+				 (unsigned long long)(base + i * PAGE_SIZE));
+			return NULL;
+		}
+		if ((i & 0xfffff) == 0xfffff)
+			fprintf(stderr, "ptelab: touched %llu/%llu MiB\r",
+				(unsigned long long)(i >> 8), (unsigned long long)(nr_pages >> 8));
+	}
+	if (nr_pages > 0xfffff)
+		fprintf(stderr, "\n");
+	if (vmap)
+		*vmap = vma;
+	return mm;
 }

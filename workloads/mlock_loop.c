@@ -21,24 +21,13 @@ static int mlock_loop_run(const struct run_params *p, struct run_result *r,
 	u64 nr_pages = p->size >> PAGE_SHIFT;
 	u64 iterations = p->iterations ? p->iterations : 500;
 	bool cold = p->variant && !strcmp(p->variant, "cold");
-	int order = 0;
 	struct hw_counters before;
+	struct vm_area_struct *vma;
+	struct mm_struct *mm = lab_anon_setup(p, ML_BASE, &vma, err, errlen);
 
-	while ((PAGE_SIZE << order) < p->folio_size)
-		order++;
-	if (lab_machine_setup(p, nr_pages + nr_pages / 16 + 4096, err, errlen))
+	if (!mm)
 		return -1;
 	struct hw_cpu *cpu = &hw_machine.cpu[0];
-	struct mm_struct *mm = mm_alloc();
-	struct vm_area_struct *vma = mm ? mmap_anon(mm, ML_BASE, p->size, VM_READ | VM_WRITE,
-						    order, false) : NULL;
-	if (!vma) {
-		snprintf(err, errlen, "cannot map %llu bytes", (unsigned long long)p->size);
-		return -1;
-	}
-	switch_mm(cpu, mm);
-	for (u64 i = 0; i < nr_pages; i++)
-		access_user(cpu, mm, ML_BASE + i * PAGE_SIZE, true);
 	if (cold) {
 		/* MADV_FREE-like: every entry old and clean, TLBs flushed */
 		for (u64 a = ML_BASE; a < ML_BASE + p->size; a += SZ_2M) {

@@ -13,44 +13,14 @@
 
 #define MUNMAP_BASE 0x4000000000UL /* 256 GiB: aligned for every size */
 
-static int order_of(u64 folio_size)
-{
-	int order = 0;
-
-	while ((PAGE_SIZE << order) < folio_size)
-		order++;
-	return order;
-}
-
 static int munmap_run(const struct run_params *p, struct run_result *r,
 		      char *err, size_t errlen)
 {
-	u64 nr_pages = p->size >> PAGE_SHIFT;
-	int order = order_of(p->folio_size);
-	struct hw_cpu *cpu;
-	struct mm_struct *mm;
+	struct mm_struct *mm = lab_anon_setup(p, MUNMAP_BASE, NULL, err, errlen);
 	struct hw_counters before;
 
-	if (lab_machine_setup(p, nr_pages + nr_pages / 16 + 4096, err, errlen))
+	if (!mm)
 		return -1;
-	cpu = &hw_machine.cpu[0];
-	mm = mm_alloc();
-	if (!mm || !mmap_anon(mm, MUNMAP_BASE, p->size, VM_READ | VM_WRITE, order,
-			      p->pmd_mapped)) {
-		snprintf(err, errlen, "cannot map %llu bytes", (unsigned long long)p->size);
-		return -1;
-	}
-	switch_mm(cpu, mm);
-	for (u64 i = 0; i < nr_pages; i++) {
-		if (access_user(cpu, mm, MUNMAP_BASE + i * PAGE_SIZE, true)) {
-			snprintf(err, errlen, "simulated store to %#llx failed",
-				 (unsigned long long)(MUNMAP_BASE + i * PAGE_SIZE));
-			return -1;
-		}
-		if ((i & 0xfffff) == 0xfffff)
-			fprintf(stderr, "ptelab: munmap: touched %llu/%llu MiB\r",
-				(unsigned long long)(i >> 8), (unsigned long long)(nr_pages >> 8));
-	}
 	u64 mapped_rss = mm->rss;
 	mm_check_invariants(mm);
 	hw_events_snapshot(&before);

@@ -26,14 +26,12 @@ static int reclaim_file_run(const struct run_params *p, struct run_result *r,
 	bool rehot = p->variant && !strcmp(p->variant, "rehot");
 	struct reclaim_stat rs = { 0 };
 	struct hw_counters before;
-	int order = 0;
+	int order = lab_folio_order(p->folio_size);
 
 	if (want > p->size || want % PAGE_SIZE) {
 		snprintf(err, errlen, "--reclaim must be a multiple of 4K no larger than --size");
 		return -1;
 	}
-	while ((PAGE_SIZE << order) < p->folio_size)
-		order++;
 	if (lab_machine_setup(p, nr_pages + nr_pages / 16 + 8192, err, errlen))
 		return -1;
 	rs.look_around = lru_gen_enabled;

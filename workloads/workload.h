@@ -59,4 +59,10 @@ int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 		      size_t errlen);
 void lab_machine_teardown(void);
 
+struct mm_struct;
+struct vm_area_struct;
+int lab_folio_order(u64 folio_size);
+struct mm_struct *lab_anon_setup(const struct run_params *p, u64 base,
+				 struct vm_area_struct **vma, char *err, size_t errlen);
+
 #endif

@@ -20,25 +20,14 @@ static int young_scan_run(const struct run_params *p, struct run_result *r,
 {
 	u64 nr_pages = p->size >> PAGE_SHIFT;
 	u64 folio_pages = p->folio_size >> PAGE_SHIFT;
-	int order = 0;
 	struct hw_counters before, after;
 	u64 referenced = 0;
+	struct vm_area_struct *vma;
+	struct mm_struct *mm = lab_anon_setup(p, YS_BASE, &vma, err, errlen);
 
-	while ((1UL << order) < folio_pages)
-		order++;
-	if (lab_machine_setup(p, nr_pages + nr_pages / 16 + 4096, err, errlen))
+	if (!mm)
 		return -1;
 	struct hw_cpu *cpu = &hw_machine.cpu[0];
-	struct mm_struct *mm = mm_alloc();
-	struct vm_area_struct *vma = mm ? mmap_anon(mm, YS_BASE, p->size, VM_READ | VM_WRITE,
-						    order, false) : NULL;
-	if (!vma) {
-		snprintf(err, errlen, "cannot map %llu bytes", (unsigned long long)p->size);
-		return -1;
-	}
-	switch_mm(cpu, mm);
-	for (u64 i = 0; i < nr_pages; i++)
-		access_user(cpu, mm, YS_BASE + i * PAGE_SIZE, true);
 	r->setup = hw_events;
 	memset(&r->measured, 0, sizeof(r->measured));
 
