@@ -141,30 +141,86 @@ static bool fetched(const char *impl)
 	return false;
 }
 
+/* A table row: one run, maybe compared with an earlier row ("before"). */
+struct cmp_row {
+	const char *label, *impl, *variant, *lru;
+	const char *without; /* switch turned off for this row, or NULL */
+	int base;            /* the row it is compared with; -1: none */
+};
+
+/*
+ * Run every row (kernel rows only where their source is fetched);
+ * configure() sets what all rows of the experiment share.
+ */
+static int run_rows(const char *exp, const struct workload *w, const struct cmp_row *rows,
+		    int n, void (*configure)(struct run_spec *s, bool full), bool full,
+		    FILE *jsonl, struct run_out *outs, bool *ran)
+{
+	int failed = 0;
+
+	for (int r = 0; r < n; r++) {
+		struct run_spec s;
+
+		ran[r] = false;
+		if (strcmp(rows[r].impl, "ref") && !fetched(rows[r].impl))
+			continue;
+		run_spec_defaults(&s, w);
+		s.p.impl = rows[r].impl;
+		if (rows[r].variant)
+			s.p.variant = rows[r].variant;
+		if (rows[r].lru)
+			s.p.lru = rows[r].lru;
+		if (rows[r].without)
+			s.without[s.nr_without++] = rows[r].without;
+		configure(&s, full);
+		fprintf(stderr, "ptelab: %s %s...\n", exp, rows[r].label);
+		if (run_one(&s, &outs[r], jsonl))
+			return -1;
+		failed |= !outs[r].ok;
+		ran[r] = true;
+	}
+	return failed;
+}
+
+/* "after / before" of a row against its base, or "-". */
+static void fmt_rel(char *buf, size_t len, const struct cmp_row *rows,
+		    const struct run_out *outs, const bool *ran, int r)
+{
+	int b = rows[r].base;
+
+	if (b >= 0 && ran[b] && ran[r] && outs[b].modelled_ns > 0)
+		snprintf(buf, len, "%.3f", outs[r].modelled_ns / outs[b].modelled_ns);
+	else
+		snprintf(buf, len, "-");
+}
+
 /* S4: mlock-loop, 500 iterations, early exit in contpte_ptep_get. */
+static void s4_configure(struct run_spec *s, bool full)
+{
+	s->p.iterations = full ? 500 : 50;
+	snprintf(s->profile, sizeof(s->profile), "mobile-arm64-soc");
+}
+
 static int s4_run(const char *out_dir, u64 size)
 {
-	const struct workload *w = workload_by_name("mlock-loop");
+	static const struct cmp_row rows[] = {
+		{ "ref, before", "ref", "touched", NULL, "ptep-get-early-exit", -1 },
+		{ "ref, after", "ref", "touched", NULL, NULL, 0 },
+		{ "ref cold, before", "ref", "cold", NULL, "ptep-get-early-exit", -1 },
+		{ "ref cold, after", "ref", "cold", NULL, NULL, 2 },
+		{ "linux-6.12", "linux-6.12", "touched", NULL, NULL, -1 },
+		{ "linux-7.3", "linux-7.3", "touched", NULL, NULL, 4 },
+	};
+	static struct run_out outs[ARRAY_SIZE(rows)];
+	bool ran[ARRAY_SIZE(rows)], full = size == SZ_1G;
 	FILE *jsonl = out_file(out_dir, "S4.jsonl");
 	FILE *tsv = out_file(out_dir, "S4.tsv");
-	/* base: the row this one is compared with (-1: it is a "before") */
-	struct {
-		const char *label, *impl, *variant;
-		bool before;
-		int base;
-	} rows[] = {
-		{ "ref, before", "ref", "touched", true, -1 },
-		{ "ref, after", "ref", "touched", false, 0 },
-		{ "ref cold, before", "ref", "cold", true, -1 },
-		{ "ref cold, after", "ref", "cold", false, 2 },
-		{ "linux-6.12", "linux-6.12", "touched", false, -1 },
-		{ "linux-7.3", "linux-7.3", "touched", false, 4 },
-	};
-	double secs_of[ARRAY_SIZE(rows)] = { 0 };
-	bool full = size == SZ_1G;
-	int failed = 0;
 	double pb = 0, pa = 0;
+	int failed = run_rows("S4", workload_by_name("mlock-loop"), rows, ARRAY_SIZE(rows),
+			      s4_configure, full, jsonl, outs, ran);
 
+	if (failed < 0)
+		return -1;
 	published_get("S4", "total", "before", &pb, NULL);
 	published_get("S4", "total", "after", &pa, NULL);
 	printf("\nS4 mlock-loop, 4096 x 16 pages of 64K contpte, %s iterations, profile mobile-arm64-soc\n",
@@ -173,35 +229,20 @@ static int s4_run(const char *out_dir, u64 size)
 	       "gather share", "vs before", "published s");
 	if (tsv)
 		fprintf(tsv, "run\tmodelled_s\tpte_read_per_get\tgather_share\tpublished_s\n");
-	for (unsigned int r = 0; r < ARRAY_SIZE(rows); r++) {
-		struct run_spec s;
-		struct run_out o;
+	for (int r = 0; r < (int)ARRAY_SIZE(rows); r++) {
+		const struct run_out *o = &outs[r];
+		char pub[32] = "-", rel[32];
 
-		if (strcmp(rows[r].impl, "ref") && !fetched(rows[r].impl))
+		if (!ran[r])
 			continue;
-		run_spec_defaults(&s, w);
-		s.p.impl = rows[r].impl;
-		s.p.variant = rows[r].variant;
-		s.p.iterations = full ? 500 : 50;
-		snprintf(s.profile, sizeof(s.profile), "mobile-arm64-soc");
-		if (rows[r].before && !strcmp(rows[r].impl, "ref"))
-			s.without[s.nr_without++] = "ptep-get-early-exit";
-		fprintf(stderr, "ptelab: S4 %s...\n", rows[r].label);
-		if (run_one(&s, &o, jsonl))
-			return -1;
-		failed |= !o.ok;
-		double secs = o.modelled_ns / 1e9;
-		double per_get = (double)o.r.measured.v[EV_contpte_get_read] /
-				 (double)(o.r.measured.v[EV_contpte_get] ? o.r.measured.v[EV_contpte_get] : 1);
-		double share = o.r.measured.v[EV_contpte_get_read] * o.prof.cost[EV_pte_read] /
-			       (o.modelled_ns ? o.modelled_ns : 1);
-		secs_of[r] = secs;
-		char pub[32] = "-", rel[32] = "-";
-		bool touched_ref = !strcmp(rows[r].impl, "ref") && !strcmp(rows[r].variant, "touched");
-		if (full && touched_ref)
-			snprintf(pub, sizeof(pub), "%.2f", rows[r].before ? pb : pa);
-		if (rows[r].base >= 0 && secs_of[rows[r].base] > 0)
-			snprintf(rel, sizeof(rel), "%.3f", secs / secs_of[rows[r].base]);
+		double secs = o->modelled_ns / 1e9;
+		double gets = (double)(o->r.measured.v[EV_contpte_get] ? o->r.measured.v[EV_contpte_get] : 1);
+		double per_get = (double)o->r.measured.v[EV_contpte_get_read] / gets;
+		double share = o->r.measured.v[EV_contpte_get_read] * o->prof.cost[EV_pte_read] /
+			       (o->modelled_ns ? o->modelled_ns : 1);
+		if (full && r < 2)
+			snprintf(pub, sizeof(pub), "%.2f", r == 0 ? pb : pa);
+		fmt_rel(rel, sizeof(rel), rows, outs, ran, r);
 		printf("%-18s %12.2f %12.2f %13.1f%% %12s | %12s\n", rows[r].label, secs, per_get,
 		       share * 100, rel, pub);
 		if (tsv)
@@ -275,65 +316,54 @@ static int s2_run(const char *out_dir, u64 size)
 }
 
 /* S1: memory.reclaim of 8 of 10 GiB of file folios, young tests batched or not. */
+static void s1_configure(struct run_spec *s, bool full)
+{
+	s->p.size = full ? 10 * SZ_1G : SZ_1G;
+	snprintf(s->profile, sizeof(s->profile), "arm64-server-32c");
+}
+
 static int s1_run(const char *out_dir, u64 size)
 {
-	const struct workload *w = workload_by_name("reclaim-file");
+	static const struct cmp_row rows[] = {
+		{ "mglru before", "ref", NULL, "mglru", "young-batch", -1 },
+		{ "mglru after", "ref", NULL, "mglru", NULL, 0 },
+		{ "classic before", "ref", NULL, "classic", "young-batch", -1 },
+		{ "classic after", "ref", NULL, "classic", NULL, 2 },
+		{ "mglru linux-6.12", "linux-6.12", NULL, "mglru", NULL, -1 },
+		{ "mglru linux-7.3", "linux-7.3", NULL, "mglru", NULL, 4 },
+	};
+	static struct run_out outs[ARRAY_SIZE(rows)];
+	bool ran[ARRAY_SIZE(rows)], full = size == SZ_1G;
 	FILE *jsonl = out_file(out_dir, "S1.jsonl");
 	FILE *tsv = out_file(out_dir, "S1.tsv");
-	struct {
-		const char *label, *lru, *impl;
-		bool before;
-		int base;
-	} rows[] = {
-		{ "mglru before", "mglru", "ref", true, -1 },
-		{ "mglru after", "mglru", "ref", false, 0 },
-		{ "classic before", "classic", "ref", true, -1 },
-		{ "classic after", "classic", "ref", false, 2 },
-		{ "mglru linux-6.12", "mglru", "linux-6.12", false, -1 },
-		{ "mglru linux-7.3", "mglru", "linux-7.3", false, 4 },
-	};
-	double secs[ARRAY_SIZE(rows)] = { 0 };
-	bool full = size == SZ_1G;
-	int failed = 0;
+	int failed = run_rows("S1", workload_by_name("reclaim-file"), rows, ARRAY_SIZE(rows),
+			      s1_configure, full, jsonl, outs, ran);
 
+	if (failed < 0)
+		return -1;
 	printf("\nS1 reclaim of 80%% of %s of 64K file folios via memory.reclaim, profile arm64-server-32c\n",
 	       full ? "10 GiB" : "1 GiB (scaled run)");
 	printf("%-18s %11s %13s %13s %10s | %12s\n", "run", "modelled s", "young loads", "young atomics",
 	       "vs before", "published s");
 	if (tsv)
 		fprintf(tsv, "run\tmodelled_s\tyoung_read\tyoung_atomic\treclaimed_bytes\tpublished_s\n");
-	for (unsigned int r = 0; r < ARRAY_SIZE(rows); r++) {
-		struct run_spec s;
-		struct run_out o;
-		char pub[32] = "-", rel[32] = "-";
+	for (int r = 0; r < (int)ARRAY_SIZE(rows); r++) {
+		const struct run_out *o = &outs[r];
+		char pub[32] = "-", rel[32];
 		double v;
 
-		if (strcmp(rows[r].impl, "ref") && !fetched(rows[r].impl))
+		if (!ran[r])
 			continue;
-		run_spec_defaults(&s, w);
-		s.p.size = full ? 10 * SZ_1G : SZ_1G;
-		s.p.lru = rows[r].lru;
-		s.p.impl = rows[r].impl;
-		snprintf(s.profile, sizeof(s.profile), "arm64-server-32c");
-		if (rows[r].before)
-			s.without[s.nr_without++] = "young-batch";
-		fprintf(stderr, "ptelab: S1 %s...\n", rows[r].label);
-		if (run_one(&s, &o, jsonl))
-			return -1;
-		failed |= !o.ok;
-		secs[r] = o.modelled_ns / 1e9;
-		if (rows[r].base >= 0 && secs[rows[r].base] > 0)
-			snprintf(rel, sizeof(rel), "%.3f", secs[r] / secs[rows[r].base]);
-		if (full && !strcmp(rows[r].lru, "mglru") && !strcmp(rows[r].impl, "ref") &&
-		    !published_get("S1", "mglru", rows[r].before ? "before" : "after", &v, NULL))
+		if (full && r < 2 && !published_get("S1", "mglru", r == 0 ? "before" : "after", &v, NULL))
 			snprintf(pub, sizeof(pub), "%.3f", v);
-		printf("%-18s %11.3f %13llu %13llu %10s | %12s\n", rows[r].label, secs[r],
-		       (unsigned long long)o.r.measured.v[EV_young_read],
-		       (unsigned long long)o.r.measured.v[EV_young_atomic], rel, pub);
+		fmt_rel(rel, sizeof(rel), rows, outs, ran, r);
+		printf("%-18s %11.3f %13llu %13llu %10s | %12s\n", rows[r].label, o->modelled_ns / 1e9,
+		       (unsigned long long)o->r.measured.v[EV_young_read],
+		       (unsigned long long)o->r.measured.v[EV_young_atomic], rel, pub);
 		if (tsv)
-			fprintf(tsv, "%s\t%.5f\t%llu\t%llu\t%.0f\t%s\n", rows[r].label, secs[r],
-				(unsigned long long)o.r.measured.v[EV_young_read],
-				(unsigned long long)o.r.measured.v[EV_young_atomic], o.r.extra_val[1], pub);
+			fprintf(tsv, "%s\t%.5f\t%llu\t%llu\t%.0f\t%s\n", rows[r].label, o->modelled_ns / 1e9,
+				(unsigned long long)o->r.measured.v[EV_young_read],
+				(unsigned long long)o->r.measured.v[EV_young_atomic], o->r.extra_val[1], pub);
 	}
 	printf("arm64-server-32c was fitted on the two published MGLRU figures; the classic-LRU rows\n"
 	       "and the kernel-backend rows are predictions. young loads/atomics: spent in young tests.\n");
