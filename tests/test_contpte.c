@@ -287,6 +287,32 @@ static void test_lockless_hint_and_flush_young(void)
 	t_teardown(&t);
 }
 
+/*
+ * A walker without hardware access-flag management (a CPU with HA off, an
+ * SMMU without HTTU) faults on each old entry it reads. If only a sibling
+ * of a block is young, the gathered view already looks young: the access
+ * flag fix-up must still update every entry, or the walker faults forever.
+ */
+static void test_no_hafdbs_sibling_young(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
+	t_touch(&t, 0, SZ_64K, false);
+	pte_t *p = t_ptep(&t, 0);
+	raw_age(p, 16);
+	p[7].pte |= A64_AF; /* only a sibling is young */
+	flush_tlb_range(t.vma, T_BASE, T_BASE + SZ_64K);
+	t.cpu->ha = t.cpu->hd = false;
+	u64 faults = hw_events.v[EV_fault];
+	EXPECT_EQ(access_user(t.cpu, t.mm, T_BASE + 3 * PAGE_SIZE, false), 0);
+	EXPECT_EQ(hw_events.v[EV_fault] - faults, 1);
+	for (int i = 0; i < 16; i++)
+		EXPECT(raw_young(&p[i]) && raw_cont(&p[i]));
+	EXPECT_EQ(hw_violations.total, 0);
+	t_teardown(&t);
+}
+
 /* The checkers themselves: a lost dirty bit and a TLB conflict are seen. */
 static void test_oracle_catches_lost_dirty(void)
 {
@@ -348,6 +374,7 @@ static const struct ktap_case cases[] = {
 	{ "access_flags_same_write_no_unfold", test_access_flags_same_write_no_unfold },
 	{ "fold_after_single_sets", test_fold_after_single_sets },
 	{ "lockless_hint_and_flush_young", test_lockless_hint_and_flush_young },
+	{ "no_hafdbs_sibling_young", test_no_hafdbs_sibling_young },
 	{ "oracle_catches_lost_dirty", test_oracle_catches_lost_dirty },
 	{ "tlb_conflict_detected", test_tlb_conflict_detected },
 };
