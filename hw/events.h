@@ -36,6 +36,7 @@
 	X(lock_contended)                                                         \
 	X(fault)                                                                  \
 	X(notifier_call)                                                          \
+	X(deferred_split)   /* large folio queued on/off the deferred split list */ \
 	X(folio_alloc)      /* folio taken from the page allocator */            \
 	X(folio_free)       /* folio returned to the page allocator */           \
 	X(pt_alloc)         /* page-table page allocated */                      \

@@ -75,6 +75,7 @@ void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
 			     unsigned long address);
 void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			    struct vm_area_struct *vma);
+void deferred_split_folio(struct folio *folio);
 #define folio_remove_rmap_pte(folio, page, vma) \
 	folio_remove_rmap_ptes(folio, page, 1, vma)
 void folio_dup_anon_rmap_ptes(struct folio *folio, struct page *page, int nr,

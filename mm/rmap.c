@@ -85,6 +85,20 @@ void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 	}
 	hw_count(EV_mapcount_atomic, 1);
 	folio->page._large_mapcount -= nr;
+	/*
+	 * An anonymous large folio left partly mapped may be worth splitting:
+	 * it is queued (under the split-queue lock) once. Zapping a folio one
+	 * PTE at a time leaves it partly mapped after the first.
+	 */
+	if (folio_test_anon(folio) && folio_mapped(folio) && !folio_test_deferred_split(folio))
+		deferred_split_folio(folio);
+}
+
+void deferred_split_folio(struct folio *folio)
+{
+	hw_count(EV_lock_acquire, 1);
+	hw_count(EV_deferred_split, 1);
+	folio_set_deferred_split(folio);
 }
 
 /*

@@ -32,6 +32,12 @@ static void folios_put_refs(struct folio_batch *fbatch)
 			}
 			lru_del_folio(folio);
 		}
+		/* folio_undo_large_rmappable: off the split queue before freeing */
+		if (folio_test_deferred_split(folio)) {
+			hw_count(EV_lock_acquire, 1);
+			hw_count(EV_deferred_split, 1);
+			folio_clear_deferred_split(folio);
+		}
 		if (folio_mapped(folio))
 			hw_violation(VIOL_MAPCOUNT, "pfn %#llx freed while mapped %d times",
 				     (unsigned long long)folio_pfn(folio),
