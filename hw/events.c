@@ -30,3 +30,8 @@ int hw_event_by_name(const char *name)
 			return i;
 	return -1;
 }
+
+bool hw_event_is_attribution(int ev)
+{
+	return ev == EV_contpte_get_read || ev == EV_young_read || ev == EV_young_atomic;
+}

@@ -67,5 +67,11 @@ void hw_events_snapshot(struct hw_counters *out);
 void hw_events_diff(struct hw_counters *out, const struct hw_counters *a,
 		    const struct hw_counters *b);
 int hw_event_by_name(const char *name);
+/*
+ * Attribution counters (contpte_get_read, young_read, young_atomic) are
+ * subsets of pte_read/pte_atomic, kept to say where loads went; a profile
+ * must not cost them, or the time would be counted twice.
+ */
+bool hw_event_is_attribution(int ev);
 
 #endif

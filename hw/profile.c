@@ -110,6 +110,12 @@ int profile_load(const char *name, struct profile *p, char *err, size_t errlen)
 			char *end;
 			double v = strtod(val, &end);
 
+			if (ev >= 0 && hw_event_is_attribution(ev)) {
+				snprintf(err, errlen, "%s:%d: %s counts loads already in pte_read/pte_atomic; "
+					 "cost those instead", path, lineno, key);
+				fclose(f);
+				return -1;
+			}
 			if (ev < 0 || end == val || *end || v < 0) {
 				snprintf(err, errlen, "%s:%d: bad cost line '%s'", path, lineno, key);
 				fclose(f);

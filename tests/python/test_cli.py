@@ -225,3 +225,18 @@ def test_reclaim_bad_input(ptelab):
     assert p.returncode == 2 and "--reclaim" in p.stderr
     p = ptelab("run", "reclaim-file", "--lru", "lfu")
     assert p.returncode == 2 and "--lru" in p.stderr
+
+
+def test_profile_rejects_costed_attribution_counter(ptelab, tmp_path):
+    import shutil
+    import os
+    home = tmp_path / "home"
+    (home / "profiles").mkdir(parents=True)
+    (home / "profiles" / "bad.prof").write_text("name = bad\narch = arm64\ncost.young_read = 1\n")
+    shutil.copytree(ROOT / "data", home / "data")
+    env = dict(os.environ, PTELAB_HOME=str(home))
+    import subprocess
+    from conftest import _binary
+    p = subprocess.run([_binary(), "run", "munmap", "--size", "4M", "--profile", "bad"],
+                       capture_output=True, text=True, env=env)
+    assert p.returncode == 2 and "counts loads already" in p.stderr
