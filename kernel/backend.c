@@ -221,8 +221,9 @@ static int build_backend(const char *name, const char *tree, char *so_path,
 		return 0;
 
 	char cmd[4 * PATH_MAX], log_path[PATH_MAX + 16], tmp[PATH_MAX + 16];
-	snprintf(log_path, sizeof(log_path), "%s.log", so_path);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", so_path);
+	/* per-process names: two runs may build the same backend at once */
+	snprintf(log_path, sizeof(log_path), "%s.%d.log", so_path, (int)getpid());
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", so_path, (int)getpid());
 	snprintf(cmd, sizeof(cmd),
 		 "${CC:-cc} -std=gnu11 -O2 -fPIC -shared -w -DPTELAB_KVER=%d %s%s%s"
 		 "-I'%s' -I'%s/kernel/shim/include' -include '%s/kernel/shim/shim.h' "
@@ -243,8 +244,10 @@ static int build_backend(const char *name, const char *tree, char *so_path,
 		snprintf(err, errlen, "contpte.c of kernel %s (%s) does not compile against the shim: %s",
 			 version, tree, line);
 		unlink(tmp);
+		unlink(log_path);
 		return -1;
 	}
+	unlink(log_path);
 	if (rename(tmp, so_path)) {
 		snprintf(err, errlen, "cannot write %s: %s", so_path, strerror(errno));
 		return -1;
