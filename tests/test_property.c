@@ -60,7 +60,7 @@ static int folio_run(struct t_lab *t, u64 page, u64 *first)
 }
 
 static void one_sequence(const char *arch_name, u64 folio, enum hw_cont_policy pol,
-			 int nr_ops)
+			 int nr_ops, bool lifecycle)
 {
 	struct t_lab t;
 
@@ -72,15 +72,14 @@ static void one_sequence(const char *arch_name, u64 folio, enum hw_cont_policy p
 
 	for (int op = 0; op < nr_ops; op++) {
 		u64 page = rnd(P_PAGES), first;
-		int k = (int)rnd(100), nr;
+		int k = (int)rnd(lifecycle ? 112 : 100), nr;
 		struct hw_cpu *cpu = &hw_machine.cpu[rnd(2)];
 
 		if (k < 45) {
 			bool w = rnd(2);
 
 			hw_machine.cur_cpu = cpu->id;
-			access_user(cpu, t.mm, T_BASE + page * PAGE_SIZE, w);
-			if (w) {
+			if (access_user(cpu, t.mm, T_BASE + page * PAGE_SIZE, w) == 0 && w) {
 				written[page] = true;
 				cleaned[page] = false;
 			}
@@ -128,7 +127,7 @@ static void one_sequence(const char *arch_name, u64 folio, enum hw_cont_policy p
 		} else if (k < 90) {
 			/* the other CPU's TLB forgets (capacity eviction) */
 			hw_tlb_inval_all(&cpu->tlb, -1);
-		} else {
+		} else if (k < 100) {
 			/* a single-entry rewrite: unfold, then refold when complete */
 			pte_t *p = ptep_of(&t, page);
 
@@ -138,7 +137,48 @@ static void one_sequence(const char *arch_name, u64 folio, enum hw_cont_policy p
 				ptep_set_access_flags(find_vma(t.mm, T_BASE + page * PAGE_SIZE), T_BASE + page * PAGE_SIZE, p,
 						      pte_mkyoung(e), 0);
 			}
+		} else {
+			/* process lifecycle: fork, mprotect, madvise, mlock on a span */
+			u64 n = 1 + rnd(64);
+			unsigned long a = T_BASE + page * PAGE_SIZE, len;
+
+			if (page + n > P_PAGES)
+				n = P_PAGES - page;
+			len = n * PAGE_SIZE;
+			if (k < 103) {
+				struct mm_struct *child = dup_mm(t.mm);
+				struct hw_cpu *c1 = &hw_machine.cpu[1];
+
+				switch_mm(c1, child);
+				for (int i = 0; i < 8; i++)
+					access_user(c1, child, T_BASE + rnd(P_PAGES) * PAGE_SIZE, true);
+				mm_check_invariants(child);
+				mmput(child);
+				switch_mm(c1, t.mm);
+			} else if (k < 106) {
+				do_mprotect(t.mm, a, len, VM_READ);
+				EXPECT(access_user(t.cpu, t.mm, a, true) != 0);
+				do_mprotect(t.mm, a, len, VM_READ | VM_WRITE);
+			} else if (k < 108) {
+				do_madvise(t.mm, a, len, MADV_DONTNEED);
+				for (u64 i = page; i < page + n; i++)
+					written[i] = cleaned[i] = false;
+			} else if (k < 110) {
+				/* which folios get freed lazily is up to the kernel's rules */
+				do_madvise(t.mm, a, len, MADV_FREE);
+				for (u64 i = ALIGN_DOWN(page, 512); i < min(P_PAGES, ALIGN(page + n, 512)); i++)
+					written[i] = cleaned[i] = false;
+			} else if (k < 111) {
+				do_madvise(t.mm, a, len, MADV_COLD);
+			} else {
+				/* population is a write access (FOLL_WRITE): it may dirty */
+				do_mlock(t.mm, a, len, true);
+				do_mlock(t.mm, a, len, false);
+				for (u64 i = page; i < page + n; i++)
+					cleaned[i] = false;
+			}
 		}
+		(void)order;
 	}
 	flush_all(&t);
 	mm_check_invariants(t.mm);
@@ -168,25 +208,29 @@ static void one_sequence(const char *arch_name, u64 folio, enum hw_cont_policy p
 	t_teardown(&t);
 }
 
-static void run_many(const char *arch_name, enum hw_cont_policy pol)
+static void run_many(const char *arch_name, enum hw_cont_policy pol, bool lifecycle)
 {
 	static const u64 sizes[] = { SZ_4K, SZ_16K_T, SZ_64K, SZ_256K_T, SZ_2M };
 
 	for (unsigned int s = 0; s < ARRAY_SIZE(sizes); s++)
 		for (int seq = 0; seq < 8; seq++)
-			one_sequence(arch_name, sizes[s], pol, 3000);
+			one_sequence(arch_name, sizes[s], pol, 3000, lifecycle);
 }
 
-static void test_arm64_accessed(void) { run_many("arm64", HW_POLICY_ACCESSED); }
-static void test_arm64_random(void) { run_many("arm64", HW_POLICY_RANDOM); }
-static void test_arm64_adversarial(void) { run_many("arm64", HW_POLICY_ADVERSARIAL); }
-static void test_x86(void) { run_many("x86", HW_POLICY_ACCESSED); }
+static void test_arm64_accessed(void) { run_many("arm64", HW_POLICY_ACCESSED, false); }
+static void test_arm64_random(void) { run_many("arm64", HW_POLICY_RANDOM, false); }
+static void test_arm64_adversarial(void) { run_many("arm64", HW_POLICY_ADVERSARIAL, false); }
+static void test_x86(void) { run_many("x86", HW_POLICY_ACCESSED, false); }
+static void test_arm64_lifecycle(void) { run_many("arm64", HW_POLICY_RANDOM, true); }
+static void test_x86_lifecycle(void) { run_many("x86", HW_POLICY_ACCESSED, true); }
 
 static const struct ktap_case cases[] = {
 	{ "arm64_policy_accessed", test_arm64_accessed },
 	{ "arm64_policy_random", test_arm64_random },
 	{ "arm64_policy_adversarial", test_arm64_adversarial },
 	{ "x86", test_x86 },
+	{ "arm64_lifecycle_ops", test_arm64_lifecycle },
+	{ "x86_lifecycle_ops", test_x86_lifecycle },
 };
 
 int main(void)
