@@ -37,6 +37,7 @@ void print_side_by_side(FILE *f, const struct run_spec *s, const char *const *im
 			const struct run_out *outs, int n);
 
 int cmd_reproduce(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 /* Published figures (data/published.tsv), shown only as "published". */
 int published_get(const char *experiment, const char *row, const char *column,

@@ -18,6 +18,7 @@ static void usage(FILE *f)
 		"                  [--tlb-entries N] [--tlbi-range] [--no-hafdbs] [--iterations N]\n"
 		"                  [--variant NAME] [--lru mglru|classic] [--reclaim SIZE] [--json]\n"
 		"       ptelab reproduce [EXPERIMENT...] [--out DIR] [--size SIZE]\n"
+		"       ptelab check [--impl IMPL[,IMPL]] [--arch arm64|x86] [--sequences N] [--seed N] [--json]\n"
 		"       ptelab kernels fetch VERSION...   (Debian linux-source-VERSION: 6.12, 7.2, 7.3)\n"
 		"--impl: ref (built in), linux-X.Y (fetched kernel source), tree:PATH (a kernel tree)\n");
 }
@@ -264,6 +265,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "reproduce"))
 		return cmd_reproduce(argc - 2, argv + 2);
-	fprintf(stderr, "ptelab: error: unknown command '%s'; use list, run, reproduce or kernels\n", argv[1]);
+	if (!strcmp(argv[1], "check"))
+		return cmd_check(argc - 2, argv + 2);
+	fprintf(stderr, "ptelab: error: unknown command '%s'; use list, run, reproduce, check or kernels\n", argv[1]);
 	return 2;
 }

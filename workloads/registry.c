@@ -8,6 +8,7 @@ extern const struct workload workload_young_scan;
 extern const struct workload workload_mlock_loop;
 extern const struct workload workload_exit;
 extern const struct workload workload_reclaim_file;
+extern const struct workload workload_fuzz;
 
 const struct workload *const workloads[] = {
 	&workload_munmap,
@@ -15,6 +16,7 @@ const struct workload *const workloads[] = {
 	&workload_mlock_loop,
 	&workload_exit,
 	&workload_reclaim_file,
+	&workload_fuzz,
 	NULL,
 };
 

@@ -240,3 +240,31 @@ def test_profile_rejects_costed_attribution_counter(ptelab, tmp_path):
     p = subprocess.run([_binary(), "run", "munmap", "--size", "4M", "--profile", "bad"],
                        capture_output=True, text=True, env=env)
     assert p.returncode == 2 and "counts loads already" in p.stderr
+
+
+def test_check_ref_holds(ptelab):
+    p = ptelab("check", "--sequences", "2")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "all invariants held" in p.stdout
+
+
+def test_check_bad_option(ptelab):
+    p = ptelab("check", "--sequences", "0")
+    assert p.returncode == 2 and "--sequences" in p.stderr
+
+
+@pytest.mark.skipif(not _fetched("linux-7.3"), reason="kernel source not fetched (ptelab kernels fetch 7.3)")
+def test_check_catches_a_patched_kernel_losing_dirty(ptelab, tmp_path):
+    import shutil
+    tree = tmp_path / "linux"
+    shutil.copytree(ROOT / "build" / "kernels" / "linux-7.3", tree)
+    src = tree / "arch" / "arm64" / "mm" / "contpte.c"
+    text = src.read_text()
+    # contpte_convert: forget the dirty state of the entries being repainted
+    needle = "\t\tif (pte_dirty(ptent))\n\t\t\tpte = pte_mkdirty(pte);\n"
+    assert needle in text
+    src.write_text(text.replace(needle, "", 1))
+    p = ptelab("check", "--impl", f"tree:{tree}", "--sequences", "32", "--json")
+    assert p.returncode == 1
+    runs = [json.loads(line) for line in p.stdout.splitlines()]
+    assert any(r["invariants"]["counts"].get("lost_dirty") for r in runs)
