@@ -146,25 +146,33 @@ static int cmp(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
-int profile_names(char names[][64], int max)
+int lab_list_dir(const char *subdir, const char *prefix, const char *suffix,
+		 char names[][64], int max)
 {
-	char path[PATH_MAX + 16];
+	char path[PATH_MAX + 64];
+	size_t plen = strlen(prefix), slen = strlen(suffix);
 	struct dirent *d;
 	int n = 0;
 
-	snprintf(path, sizeof(path), "%s/profiles", lab_home());
+	snprintf(path, sizeof(path), "%s/%s", lab_home(), subdir);
 	DIR *dir = opendir(path);
 	if (!dir)
 		return 0;
 	while ((d = readdir(dir)) && n < max) {
 		size_t len = strlen(d->d_name);
 
-		if (len > 5 && len < 64 && !strcmp(d->d_name + len - 5, ".prof")) {
-			memcpy(names[n], d->d_name, len - 5);
-			names[n++][len - 5] = 0;
-		}
+		if (len <= plen + slen || len - slen >= 64 || strncmp(d->d_name, prefix, plen) ||
+		    strcmp(d->d_name + len - slen, suffix))
+			continue;
+		memcpy(names[n], d->d_name, len - slen);
+		names[n++][len - slen] = 0;
 	}
 	closedir(dir);
 	qsort(names, n, 64, cmp);
 	return n;
+}
+
+int profile_names(char names[][64], int max)
+{
+	return lab_list_dir("profiles", "", ".prof", names, max);
 }

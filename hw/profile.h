@@ -25,5 +25,8 @@ int profile_load(const char *name, struct profile *p, char *err, size_t errlen);
 double profile_modelled_ns(const struct profile *p, const struct hw_counters *c);
 /* Names of the available profiles, sorted; returns how many. */
 int profile_names(char names[][64], int max);
+/* Entries of lab_home()/subdir named prefix*suffix, without the suffix, sorted. */
+int lab_list_dir(const char *subdir, const char *prefix, const char *suffix,
+		 char names[][64], int max);
 
 #endif

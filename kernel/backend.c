@@ -345,27 +345,9 @@ const struct contpte_ops *contpte_backend_by_name(const char *impl, char *err,
 	return load_backend(impl, so, version, err, errlen);
 }
 
-static int cmp(const void *a, const void *b)
-{
-	return strcmp(a, b);
-}
-
 int kernel_fetched(char names[][64], int max)
 {
-	char path[PATH_MAX + 32];
-	struct dirent *d;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "%s/build/kernels", lab_home());
-	DIR *dir = opendir(path);
-	if (!dir)
-		return 0;
-	while ((d = readdir(dir)) && n < max)
-		if (!strncmp(d->d_name, "linux-", 6) && strlen(d->d_name) < 64)
-			snprintf(names[n++], 64, "%s", d->d_name);
-	closedir(dir);
-	qsort(names, n, 64, cmp);
-	return n;
+	return lab_list_dir("build/kernels", "linux-", "", names, max);
 }
 
 int kernel_fetch(const char *version)
