@@ -37,17 +37,18 @@ int cmd_check(int argc, char **argv)
 			impls = v;
 		} else if (!strcmp(a, "--arch")) {
 			arch_name = v;
-		} else if (!strcmp(a, "--sequences") || !strcmp(a, "--seed")) {
-			u64 n = strtoull(v, &end, 10);
-
-			if (*end || !*v || *v == '-' || (a[2] == 's' && a[3] == 'e' && a[4] == 'q' && (n < 1 || n > 10000))) {
-				fprintf(stderr, "ptelab: error: %s takes a positive number\n", a);
+		} else if (!strcmp(a, "--sequences")) {
+			seqs = strtoull(v, &end, 10);
+			if (*end || !*v || *v == '-' || seqs < 1 || seqs > 10000) {
+				fprintf(stderr, "ptelab: error: --sequences takes a number from 1 to 10000\n");
 				return 2;
 			}
-			if (!strcmp(a, "--seed"))
-				seed = n;
-			else
-				seqs = n;
+		} else if (!strcmp(a, "--seed")) {
+			seed = strtoull(v, &end, 10);
+			if (*end || !*v || *v == '-') {
+				fprintf(stderr, "ptelab: error: --seed takes a non-negative number\n");
+				return 2;
+			}
 		} else {
 			fprintf(stderr, "ptelab: error: unknown option '%s' for check\n", a);
 			return 2;
