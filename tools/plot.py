@@ -3,6 +3,10 @@
 
 Usage: python3 tools/plot.py DIR
 
+Writes S1.svg, S2.svg, S4.svg and S5.svg for whichever of S1.tsv, S2.tsv,
+S4.tsv and S5.tsv are in DIR, and prints the path of each. Published
+figures are drawn hollow and labelled "published (not computed)".
+
 Standard library only, so it runs on any machine that runs the lab.
 """
 import math
@@ -77,12 +81,19 @@ def read_s5(path):
 
 def nice_ticks(top):
     """0..top in 4-6 steps of 1, 2 or 5 x 10^k, so the axis reads easily."""
-    top = top if top > 0 else 1.0
-    raw = top / 5
+    return nice_span(0.0, top)
+
+
+def nice_span(lo, hi):
+    """Ticks covering lo..hi (lo <= 0 <= hi) in steps of 1, 2 or 5 x 10^k."""
+    if hi - lo <= 0:
+        hi = lo + 1.0
+    raw = (hi - lo) / 5
     mag = 10 ** math.floor(math.log10(raw))
     step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
-    n = math.ceil(top / step - 1e-9)
-    return [i * step for i in range(n + 1)]
+    first = math.floor(lo / step + 1e-9)
+    last = math.ceil(hi / step - 1e-9)
+    return [i * step for i in range(first, last + 1)]
 
 
 def fmt(v):
@@ -161,7 +172,195 @@ def plot_s5(data):
     return "\n".join(out)
 
 
-PLOTTERS = {"S5.tsv": (read_s5, plot_s5)}
+# --- S1, S2, S4: bar charts, one group of bars per row -------------------
+
+def time_value(cell):
+    v = float(cell)
+    if not math.isfinite(v) or v < 0:
+        raise ValueError(f"bad time {cell!r}")
+    return v
+
+
+def pct_value(cell):
+    """'189.33', '+190%' or '-5%' -> float; percentages may be negative."""
+    v = float(cell[:-1] if cell.endswith("%") else cell)
+    if not math.isfinite(v):
+        raise ValueError(f"bad percentage {cell!r}")
+    return v
+
+
+# Series kinds: "bar" is a computed figure (filled); "hollow-bar" and
+# "hollow-marker" are published figures, drawn white with a coloured
+# outline so they never pass for computed ones. A marker sits on the slot
+# of the bar named by `on`. `parse` None means the column is not plotted;
+# `optional` lets '-' mean "no figure".
+def series(col, label=None, colour=None, kind=None, parse=None, optional=False, on=None):
+    return dict(col=col, label=label, colour=colour, kind=kind, parse=parse,
+                optional=optional, on=on)
+
+
+PUB = "published (not computed)"
+TABLES = {
+    "S1.tsv": dict(
+        title="S1 reclaim \u2014 modelled time per run", ylabel="time (s)",
+        columns=[series("run"),
+                 series("modelled_s", "modelled (lab)", "#1f5fa8", "bar", time_value),
+                 series("young_read"), series("young_atomic"), series("reclaimed_bytes"),
+                 series("published_s", PUB, "#1f5fa8", "hollow-bar", time_value, True)]),
+    "S2.tsv": dict(
+        title="S2 exit() \u2014 cost over baseline per variant",
+        ylabel="cost over baseline (%)",
+        columns=[series("variant"),
+                 series("lab_1node_pct", "lab 1-node", "#c0392b", "bar", pct_value),
+                 series("lab_2node_pct", "lab 2-node", "#1f5fa8", "bar", pct_value),
+                 series("published_1node_pct", "published 1-node (not computed)", "#c0392b",
+                        "hollow-marker", pct_value, True, on="lab_1node_pct")]),
+    "S4.tsv": dict(
+        title="S4 mlock-loop \u2014 modelled time per run", ylabel="time (s)",
+        columns=[series("run"),
+                 series("modelled_s", "modelled (lab)", "#1f5fa8", "bar", time_value),
+                 series("pte_read_per_get"), series("gather_share"),
+                 series("published_s", PUB, "#1f5fa8", "hollow-bar", time_value, True)]),
+}
+BW = 22          # one bar
+LABEL_CHARS = 12  # wrap run labels at about this many characters
+
+
+def read_table(path, spec):
+    """Return [(label, {column: float or None})] in file order."""
+    cols = spec["columns"]
+    header = [c["col"] for c in cols]
+    with open(path, encoding="utf-8") as f:
+        lines = [ln.rstrip("\r\n") for ln in f if ln.strip()]
+    if not lines or lines[0].split("\t") != header:
+        raise PlotError(f"{path}: header is not {' '.join(header)}")
+    rows, seen = [], set()
+    for n, line in enumerate(lines[1:], start=2):
+        cells = line.split("\t")
+        if len(cells) != len(header):
+            raise PlotError(f"{path}:{n}: {len(cells)} fields, expected {len(header)}")
+        label = cells[0]
+        if not label.strip() or label in seen:
+            raise PlotError(f"{path}:{n}: empty or repeated {header[0]}")
+        seen.add(label)
+        vals = {}
+        try:
+            for c, cell in zip(cols[1:], cells[1:]):
+                if c["parse"] is None:
+                    continue
+                if cell == "-" and c["optional"]:
+                    vals[c["col"]] = None
+                else:
+                    vals[c["col"]] = c["parse"](cell)
+        except ValueError as e:
+            raise PlotError(f"{path}:{n}: {c['col']}: {e}") from None
+        rows.append((label, vals))
+    if not rows:
+        raise PlotError(f"{path}: no data rows")
+    return rows
+
+
+def wrap(label):
+    lines = []
+    for word in label.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= LABEL_CHARS:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines or [label]
+
+
+def legend_key(x, y, s):
+    c = s["colour"]
+    if s["kind"] == "bar":
+        return f'<rect class="legend-key" x="{x + 4}" y="{y - 6}" width="12" height="12" fill="{c}"/>'
+    if s["kind"] == "hollow-bar":
+        return (f'<rect class="legend-key" x="{x + 4}" y="{y - 6}" width="12" height="12" '
+                f'fill="white" stroke="{c}" stroke-width="1.5" stroke-dasharray="3 2"/>')
+    return marker(x + 10, y, c, False, "legend-key").replace(
+        'class="marker legend-key"', 'class="legend-key"')
+
+
+def plot_bars(spec, rows):
+    plotted = [c for c in spec["columns"] if c["kind"]]
+    slots = [c["col"] for c in plotted if c["kind"] != "hollow-marker"]
+    vals = [v for _, vals in rows for v in vals.values() if v is not None]
+    yticks = nice_span(min(0.0, min(vals)), max(0.0, max(vals)))
+    ybot, ytop = yticks[0], yticks[-1]
+    lines = [wrap(label) for label, _ in rows]
+    gw = max(len(slots) * BW + 24, 12 + 6.5 * max(len(ln) for ls in lines for ln in ls))
+    nlines = max(len(ls) for ls in lines)
+    x0, y1 = ML, MT
+    x1 = x0 + gw * len(rows)
+    y0 = PH - MB
+    legend_w = 16 + sum(40 + 6 * len(c["label"]) for c in plotted)
+    w = int(max(x1 + MR, legend_w, 400))
+    legend_y = y0 + 14 * nlines + 30     # below the wrapped group labels
+    h = legend_y + LEGEND_H // 2 + 4
+
+    def sy(v):
+        return y0 - (v - ybot) / (ytop - ybot) * (y0 - y1)
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+           f'viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="11">',
+           f'<rect width="{w}" height="{h}" fill="white"/>',
+           f'<text x="{max((x0 + x1) / 2, w / 2):.1f}" y="20" text-anchor="middle" font-size="13" '
+           f'font-weight="bold">{escape(spec["title"])}</text>']
+    for t in yticks:
+        y = sy(t)
+        out.append(f'<line x1="{x0}" y1="{y:.1f}" x2="{x1:.1f}" y2="{y:.1f}" stroke="#e4e4e4"/>')
+        out.append(f'<text x="{x0 - 6}" y="{y + 4:.1f}" text-anchor="end">{fmt(t)}</text>')
+    out.append(f'<text transform="translate(14,{(y0 + y1) / 2:.1f}) rotate(-90)" '
+               f'text-anchor="middle">{escape(spec["ylabel"])}</text>')
+    zero = sy(0.0)
+    for i, ((label, vals), ls) in enumerate(zip(rows, lines)):
+        gx = x0 + i * gw + (gw - len(slots) * BW) / 2
+        out.append(f'<g class="group" data-label="{escape(label, {chr(34): "&quot;"})}">')
+        for c in plotted:
+            v = vals[c["col"]]
+            if v is None:
+                continue
+            cls = c["col"].replace("_", "-")
+            tip = f'<title>{escape(label)}: {escape(c["label"])} {fmt(v)}</title>'
+            if c["kind"] == "hollow-marker":
+                x = gx + slots.index(c["on"]) * BW + BW / 2
+                out.append(marker(x, sy(v), c["colour"], False, "published " + cls)
+                           .replace("/>", f">{tip}</rect>"))
+                continue
+            x = gx + slots.index(c["col"]) * BW + 2
+            top, bot = sorted((sy(v), zero))
+            if c["kind"] == "bar":
+                out.append(f'<rect class="bar lab {cls}" x="{x:.1f}" y="{top:.1f}" '
+                           f'width="{BW - 4}" height="{bot - top:.1f}" fill="{c["colour"]}">'
+                           f'{tip}</rect>')
+            else:
+                out.append(f'<rect class="bar published {cls}" x="{x:.1f}" y="{top:.1f}" '
+                           f'width="{BW - 4}" height="{bot - top:.1f}" fill="white" '
+                           f'stroke="{c["colour"]}" stroke-width="1.5" '
+                           f'stroke-dasharray="3 2">{tip}</rect>')
+        cx = x0 + i * gw + gw / 2
+        for k, ln in enumerate(ls):
+            out.append(f'<text x="{cx:.1f}" y="{y0 + 16 + 14 * k}" '
+                       f'text-anchor="middle">{escape(ln)}</text>')
+        out.append('</g>')
+    out.append(f'<line x1="{x0}" y1="{zero:.1f}" x2="{x1:.1f}" y2="{zero:.1f}" stroke="black"/>')
+    out.append(f'<line x1="{x0}" y1="{y1}" x2="{x0}" y2="{y0}" stroke="black"/>')
+    out.append('<g class="legend">')
+    x, y = 16, legend_y
+    for c in plotted:
+        out.append(legend_key(x, y, c))
+        out.append(f'<text x="{x + 26}" y="{y + 4}">{escape(c["label"])}</text>')
+        x += 40 + 6 * len(c["label"])
+    out.append('</g></svg>\n')
+    return "\n".join(out)
+
+
+def table_plotter(spec):
+    return (lambda path: read_table(path, spec)), (lambda rows: plot_bars(spec, rows))
+
+
+PLOTTERS = {name: table_plotter(spec) for name, spec in TABLES.items()}
+PLOTTERS["S5.tsv"] = (read_s5, plot_s5)
 
 
 def main(argv):
@@ -173,9 +372,11 @@ def main(argv):
     names = sorted(n for n in os.listdir(d) if n in PLOTTERS)
     if not names:
         raise PlotError(f"{d}: no TSV this tool can plot ({', '.join(PLOTTERS)})")
-    for name in names:
-        read, plot = PLOTTERS[name]
-        svg = plot(read(os.path.join(d, name)))
+    # Read every table before writing anything: one malformed table fails
+    # the run with no SVG written.
+    tables = [(name, PLOTTERS[name][0](os.path.join(d, name))) for name in names]
+    for name, data in tables:
+        svg = PLOTTERS[name][1](data)
         dest = os.path.join(d, name[:-4] + ".svg")
         # Write then rename, so a failed run never leaves half an SVG.
         with open(dest + ".tmp", "w", encoding="utf-8") as f:

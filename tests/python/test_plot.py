@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""tools/plot.py: S5.tsv -> S5.svg, with published figures kept apart."""
+"""tools/plot.py: S1/S2/S4/S5 TSV -> SVG, with published figures kept apart."""
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -114,3 +114,170 @@ def test_real_reproduce(tmp_path):
             if ln.strip()]
     archs = sorted({r[0] for r in rows})
     check_svg(tmp_path, archs, sum(1 for r in rows for v in r[2:] if v != "-"))
+
+
+# --- S1, S2, S4: bar charts ------------------------------------------------
+
+S1_HEADER = "run\tmodelled_s\tyoung_read\tyoung_atomic\treclaimed_bytes\tpublished_s\n"
+S1_ROWS = [
+    ("mglru before", "0.47102", "38437629", "36176592", "8589934592", "0.470"),
+    ("mglru after", "0.18037", "5308416", "4718592", "8589934592", "0.180"),
+    ("classic before", "0.85649", "80216064", "75497472", "8589934592", "-"),
+    ("classic after", "0.19666", "5308416", "4718592", "8589934592", "-"),
+]
+S2_HEADER = "variant\tlab_1node_pct\tlab_2node_pct\tpublished_1node_pct\n"
+S2_ROWS = [
+    ("baseline", "0.00", "0.00", "-"),
+    ("no-opt", "189.33", "424.95", "+190%"),
+    ("simple-full", "7.89", "7.82", "+8%"),
+    ("clear-ptes", "-2.50", "3.96", "-3%"),
+]
+S4_HEADER = "run\tmodelled_s\tpte_read_per_get\tgather_share\tpublished_s\n"
+S4_ROWS = [
+    ("ref, before", "31.5112", "16.000", "0.08413", "31.49"),
+    ("ref, after", "29.0258", "1.000", "0.00571", "28.11"),
+    ("ref cold, before", "3.3799", "16.000", "0.78438", "-"),
+    ("linux-7.3", "29.1915", "2.000", "0.01135", "-"),
+]
+TABLES = {"S1": (S1_HEADER, S1_ROWS), "S2": (S2_HEADER, S2_ROWS),
+          "S4": (S4_HEADER, S4_ROWS)}
+
+
+def write_table(d, name, header, rows):
+    (d / f"{name}.tsv").write_text(header + "".join("\t".join(r) + "\n" for r in rows))
+
+
+def check_bars(d, name, rows, lab_cols, pub_col, pub_kind):
+    """Every row is a group; lab bars filled; published hollow, labelled."""
+    root = ET.parse(d / f"{name}.svg").getroot()
+    assert root.tag == NS + "svg"
+    assert name in "".join(root.itertext())
+    groups = [g for g in root.iter(NS + "g") if "group" in classes(g)]
+    assert [g.get("data-label") for g in groups] == [r[0] for r in rows]
+    legend = next(g for g in root.iter(NS + "g") if "legend" in classes(g))
+    assert "published" in "".join(legend.itertext())
+    assert "not computed" in "".join(legend.itertext())
+    for g, row in zip(groups, rows):
+        lab = [e for e in g if "lab" in classes(e)]
+        pub = [e for e in g if "published" in classes(e)]
+        assert len(lab) == len(lab_cols)
+        assert all(e.get("fill") != "white" for e in lab)
+        assert len(pub) == (0 if row[pub_col] == "-" else 1)
+        for e in pub:
+            assert pub_kind in classes(e)
+            assert e.get("fill") == "white" and e.get("stroke")
+    return root
+
+
+def test_s1(tmp_path):
+    write_table(tmp_path, "S1", S1_HEADER, S1_ROWS)
+    p = run_plot(tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == str(tmp_path / "S1.svg")
+    check_bars(tmp_path, "S1", S1_ROWS, ["modelled_s"], 5, "bar")
+
+
+def test_s2(tmp_path):
+    write_table(tmp_path, "S2", S2_HEADER, S2_ROWS)
+    p = run_plot(tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == str(tmp_path / "S2.svg")
+    root = check_bars(tmp_path, "S2", S2_ROWS, ["lab_1node_pct", "lab_2node_pct"],
+                      3, "marker")
+    # A negative figure draws down from the zero line, not off the axis.
+    for e in root.iter(NS + "rect"):
+        if e.get("height") is not None and "bar" in classes(e):
+            assert float(e.get("height")) >= 0
+
+
+def test_s4(tmp_path):
+    write_table(tmp_path, "S4", S4_HEADER, S4_ROWS)
+    p = run_plot(tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == str(tmp_path / "S4.svg")
+    check_bars(tmp_path, "S4", S4_ROWS, ["modelled_s"], 4, "bar")
+
+
+def test_all_tables(tmp_path):
+    for name, (header, rows) in TABLES.items():
+        write_table(tmp_path, name, header, rows)
+    write_tsv(tmp_path, ROWS)
+    (tmp_path / "S3.tsv").write_text("not\ta\ttable\n")   # unknown: ignored
+    p = run_plot(tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == [str(tmp_path / f"{n}.svg") for n in ("S1", "S2", "S4", "S5")]
+    assert not (tmp_path / "S3.svg").exists()
+
+
+def test_no_published_bars(tmp_path):
+    rows = [r[:-1] + ("-",) for r in S4_ROWS]
+    write_table(tmp_path, "S4", S4_HEADER, rows)
+    p = run_plot(tmp_path)
+    assert p.returncode == 0, p.stderr
+    check_bars(tmp_path, "S4", rows, ["modelled_s"], 4, "bar")
+
+
+def test_no_known_table(tmp_path):
+    (tmp_path / "S3.tsv").write_text("x\n1\n")
+    p = run_plot(tmp_path)
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("plot: error: ")
+
+
+def replace(rows, i, col, value):
+    rows = [list(r) for r in rows]
+    rows[i][col] = value
+    return [tuple(r) for r in rows]
+
+
+BAR_MALFORMED = [
+    ("S1 bad header", "S1", S4_HEADER, S1_ROWS),
+    ("S1 short row", "S1", S1_HEADER, [S1_ROWS[0][:3]]),
+    ("S1 modelled missing", "S1", S1_HEADER, replace(S1_ROWS, 0, 1, "-")),
+    ("S1 negative time", "S1", S1_HEADER, replace(S1_ROWS, 1, 1, "-0.5")),
+    ("S1 bad published", "S1", S1_HEADER, replace(S1_ROWS, 2, 5, "n/a")),
+    ("S1 repeated run", "S1", S1_HEADER, S1_ROWS + [S1_ROWS[0]]),
+    ("S1 no rows", "S1", S1_HEADER, []),
+    ("S2 bad header", "S2", "variant\tlab_1node_pct\n", S2_ROWS),
+    ("S2 lab missing", "S2", S2_HEADER, replace(S2_ROWS, 1, 2, "-")),
+    ("S2 bad published", "S2", S2_HEADER, replace(S2_ROWS, 1, 3, "lots%")),
+    ("S2 nan", "S2", S2_HEADER, replace(S2_ROWS, 1, 1, "nan")),
+    ("S2 empty variant", "S2", S2_HEADER, replace(S2_ROWS, 1, 0, " ")),
+    ("S4 long row", "S4", S4_HEADER, [S4_ROWS[0] + ("1",)]),
+    ("S4 not a number", "S4", S4_HEADER, replace(S4_ROWS, 0, 1, "abc")),
+    ("S4 no rows", "S4", S4_HEADER, []),
+]
+
+
+@pytest.mark.parametrize("what,name,header,rows", BAR_MALFORMED,
+                         ids=[m[0] for m in BAR_MALFORMED])
+def test_malformed_bar_table(tmp_path, what, name, header, rows):
+    # A good S5 next to the bad table: nothing may be written at all.
+    write_tsv(tmp_path, ROWS)
+    write_table(tmp_path, name, header, rows)
+    p = run_plot(tmp_path)
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("plot: error: "), p.stderr
+    assert name in lines[0]
+    assert p.stdout == ""
+    assert not list(tmp_path.glob("*.svg"))
+
+
+@pytest.mark.skipif(not (ROOT / "ptelab").exists(), reason="./ptelab not built")
+def test_real_reproduce_bars(tmp_path):
+    r = subprocess.run([str(ROOT / "ptelab"), "reproduce", "S1", "S2", "S4", "--out",
+                        str(tmp_path), "--size", "64M"], capture_output=True, text=True,
+                       cwd=ROOT, timeout=600)
+    assert r.returncode == 0, r.stderr
+    p = run_plot(tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == [str(tmp_path / f"{n}.svg") for n in ("S1", "S2", "S4")]
+    for name, lab_cols, pub_col, kind in (("S1", ["modelled_s"], 5, "bar"),
+                                          ("S2", ["lab_1node_pct", "lab_2node_pct"], 3,
+                                           "marker"),
+                                          ("S4", ["modelled_s"], 4, "bar")):
+        rows = [tuple(ln.split("\t")) for ln in
+                (tmp_path / f"{name}.tsv").read_text().splitlines()[1:] if ln.strip()]
+        check_bars(tmp_path, name, rows, lab_cols, pub_col, kind)
