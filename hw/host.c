@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hw/host.h"
+
+void host_oom(const char *what, size_t bytes)
+{
+	char line[256];
+	int n = snprintf(line, sizeof(line),
+			 "ptelab: error: the host ran out of memory allocating %zu bytes for %s; "
+			 "use a smaller --size or free memory on this machine\n", bytes, what);
+
+	/* stdio may need the memory that is missing: write(2) directly */
+	if (n > 0 && write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
+		n = 0;
+	_exit(HOST_OOM_EXIT);
+}
+
+void *host_calloc(size_t n, size_t size, const char *what)
+{
+	void *p = calloc(n, size);
+
+	if (!p && n && size)
+		host_oom(what, n * size);
+	return p;
+}
+
+void *host_malloc(size_t size, const char *what)
+{
+	void *p = malloc(size);
+
+	if (!p && size)
+		host_oom(what, size);
+	return p;
+}
+
+void *host_realloc(void *p, size_t size, const char *what)
+{
+	void *q = realloc(p, size);
+
+	if (!q && size)
+		host_oom(what, size);
+	return q;
+}
+
+void *host_aligned_alloc(size_t align, size_t size, const char *what)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, align, size))
+		host_oom(what, size);
+	return p;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Host memory for the simulation. When the machine running ptelab runs out
+ * of memory, that is the host's limit, not a simulated fault: the run stops
+ * with one line saying so and exit status HOST_OOM_EXIT, which the parent
+ * process (cli/isolate.c) turns into a clear error.
+ */
+#ifndef PTELAB_HW_HOST_H
+#define PTELAB_HW_HOST_H
+
+#include <stddef.h>
+
+#define HOST_OOM_EXIT 75
+
+/* Prints "ptelab: error: the host ran out of memory ..." and _exit()s. */
+__attribute__((noreturn)) void host_oom(const char *what, size_t bytes);
+
+/* calloc/malloc/realloc/posix_memalign that never return NULL. */
+void *host_calloc(size_t n, size_t size, const char *what);
+void *host_malloc(size_t size, const char *what);
+void *host_realloc(void *p, size_t size, const char *what);
+void *host_aligned_alloc(size_t align, size_t size, const char *what);
+
+#endif
