@@ -12,8 +12,8 @@ int hw_machine_init(const struct hw_mmu_fmt *fmt, const struct hw_config *cfg)
 	hw_machine_exit();
 	if (cfg->nr_cpus < 1 || cfg->nr_cpus > HW_MAX_CPUS)
 		return -1;
-	if (hw_phys_init(cfg->nr_frames))
-		return -1;
+	hw_phys_init(cfg->nr_frames);
+	hw_tlb_gran_init(cfg->nr_frames);
 	hw_machine.fmt = fmt;
 	hw_machine.cfg = *cfg;
 	hw_machine.nr_cpus = cfg->nr_cpus;
@@ -24,8 +24,7 @@ int hw_machine_init(const struct hw_mmu_fmt *fmt, const struct hw_config *cfg)
 		cpu->id = i;
 		cpu->ha = cfg->ha;
 		cpu->hd = cfg->hd;
-		if (hw_tlb_init(&cpu->tlb, cfg->tlb_entries, cfg->tlb_ways))
-			return -1;
+		hw_tlb_init(&cpu->tlb, cfg->tlb_entries, cfg->tlb_ways);
 	}
 	return 0;
 }
@@ -34,6 +33,7 @@ void hw_machine_exit(void)
 {
 	for (int i = 0; i < hw_machine.nr_cpus; i++)
 		hw_tlb_exit(&hw_machine.cpu[i].tlb);
+	hw_tlb_gran_exit();
 	hw_phys_exit();
 	memset(&hw_machine, 0, sizeof(hw_machine));
 }

@@ -11,6 +11,11 @@ const char *const hw_event_names[NR_HW_EVENTS] = {
 #undef X
 };
 
+void hw_events_reset(void)
+{
+	memset(&hw_events, 0, sizeof(hw_events));
+}
+
 void hw_events_snapshot(struct hw_counters *out)
 {
 	*out = hw_events;

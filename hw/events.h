@@ -63,6 +63,7 @@ static inline void hw_count(enum hw_event ev, u64 n)
 }
 
 /* Snapshot/diff so a workload can report the events of one phase only. */
+void hw_events_reset(void); /* every counter 0 */
 void hw_events_snapshot(struct hw_counters *out);
 void hw_events_diff(struct hw_counters *out, const struct hw_counters *a,
 		    const struct hw_counters *b);

@@ -19,6 +19,7 @@ struct pt_meta {
 	int level;     /* 0 = PGD .. 3 = PTE */
 	int nr_valid;  /* maintained by software users that care */
 	int ptl_held;  /* split PTE lock, for lock accounting */
+	u32 id;        /* allocation order on this machine: a stable name for hashing */
 };
 
 #define PT_SLOT_SIZE (2 * PAGE_SIZE)
@@ -26,6 +27,8 @@ struct pt_meta {
 u64 *hw_pt_alloc(int level);
 void hw_pt_free(u64 *table);
 u64 hw_pt_live(void);
+/* Machine reset: every table free again (including leaked ones), ids from 0. */
+void hw_pt_reset(void);
 
 static inline u64 *hw_pt_table(const u64 *p)
 {

@@ -1,19 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <stdlib.h>
 
+#include "hw/host.h"
 #include "hw/phys.h"
 #include "hw/tlb.h"
 
 struct hw_phys hw_phys;
 
-int hw_phys_init(u64 nr_frames)
+void hw_phys_init(u64 nr_frames)
 {
 	hw_phys_exit();
-	hw_phys.frame = calloc(nr_frames, 1);
-	if (!hw_phys.frame)
-		return -1;
+	hw_phys.frame = host_calloc(nr_frames, 1, "the simulated frames");
 	hw_phys.nr_frames = nr_frames;
-	return 0;
 }
 
 void hw_phys_exit(void)

@@ -18,7 +18,7 @@ struct hw_phys {
 
 extern struct hw_phys hw_phys;
 
-int hw_phys_init(u64 nr_frames);
+void hw_phys_init(u64 nr_frames); /* nr_frames frames, none written */
 void hw_phys_exit(void);
 
 static inline bool hw_frame_written(u64 pfn)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "hw/cpu.h"
+#include "hw/host.h"
 #include "hw/invariants.h"
 #include "hw/phys.h"
 #include "hw/tlb.h"
@@ -12,6 +13,7 @@ static const u8 tlb_shifts[] = { 12, 16, 21 };
 /*
  * Count of TLB entries (all CPUs) whose output lies in each 64 KiB of
  * physical memory, so freeing a frame only scans TLBs when it may matter.
+ * Sized for the machine's frames by hw_tlb_gran_init at machine setup.
  */
 static u16 *gran_refs;
 static u64 gran_nr;
@@ -27,7 +29,21 @@ static void gran_ref(const struct tlb_entry *e, int d)
 		gran_refs[first + i] += d;
 }
 
-int hw_tlb_init(struct hw_tlb *tlb, u32 entries, u32 ways)
+void hw_tlb_gran_init(u64 nr_frames)
+{
+	hw_tlb_gran_exit();
+	gran_nr = (nr_frames >> 4) + 1;
+	gran_refs = host_calloc(gran_nr, sizeof(*gran_refs), "the TLB reverse index");
+}
+
+void hw_tlb_gran_exit(void)
+{
+	free(gran_refs);
+	gran_refs = NULL;
+	gran_nr = 0;
+}
+
+void hw_tlb_init(struct hw_tlb *tlb, u32 entries, u32 ways)
 {
 	u32 nsets = 1;
 
@@ -37,13 +53,7 @@ int hw_tlb_init(struct hw_tlb *tlb, u32 entries, u32 ways)
 	tlb->ways = ways;
 	tlb->nvalid = 0;
 	tlb->clock = 0;
-	tlb->e = calloc((size_t)nsets * ways, sizeof(*tlb->e));
-	if (hw_phys.nr_frames && (!gran_refs || gran_nr < (hw_phys.nr_frames >> 4) + 1)) {
-		free(gran_refs);
-		gran_nr = (hw_phys.nr_frames >> 4) + 1;
-		gran_refs = calloc(gran_nr, sizeof(*gran_refs));
-	}
-	return tlb->e ? 0 : -1;
+	tlb->e = host_calloc((size_t)nsets * ways, sizeof(*tlb->e), "TLBs");
 }
 
 void hw_tlb_exit(struct hw_tlb *tlb)

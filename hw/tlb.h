@@ -30,7 +30,10 @@ struct hw_tlb {
 	u32 clock;
 };
 
-int hw_tlb_init(struct hw_tlb *tlb, u32 entries, u32 ways);
+void hw_tlb_init(struct hw_tlb *tlb, u32 entries, u32 ways);
+/* The per-64K count of TLB entries, sized for a machine of nr_frames. */
+void hw_tlb_gran_init(u64 nr_frames);
+void hw_tlb_gran_exit(void);
 void hw_tlb_exit(struct hw_tlb *tlb);
 
 static inline bool tlbe_covers(const struct tlb_entry *e, u16 asid, u64 va)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "hw/cpu.h"
+#include "hw/host.h"
 #include "hw/invariants.h"
 #include "hw/phys.h"
 #include "mm/mm.h"
@@ -46,18 +47,54 @@ static void check_written(u64 pfn, const u8 *dirty, int *reported)
 			     (unsigned long long)pfn);
 }
 
+/* Pages mapped by the present entries under table: PTEs, and PMD leaves whole. */
+static u64 count_present(const u64 *table, int level)
+{
+	const struct hw_mmu_fmt *fmt = arch->fmt;
+	u64 n = 0;
+
+	for (int i = 0; i < PTRS_PER_PTE; i++) {
+		u64 d = table[i];
+
+		if (!d)
+			continue;
+		if (level < 3 && fmt->desc_table(d, level))
+			n += count_present(fmt->table_addr(d), level + 1);
+		else if (level == 2 && fmt->desc_leaf(d, 2))
+			n += 1UL << PMD_ORDER;
+		else if (level == 3 && arch->pte_present(__pte(d)))
+			n++;
+	}
+	return n;
+}
+
+u64 mm_count_present_pages(const struct mm_struct *mm)
+{
+	return mm->pgd ? count_present(mm->pgd, 0) : 0;
+}
+
+/* mm->rss, kept by the fault, zap, fork and unmap paths, against a walk. */
+void mm_check_rss(const struct mm_struct *mm)
+{
+	u64 walked = mm_count_present_pages(mm);
+
+	if (mm->rss < 0 || (u64)mm->rss != walked)
+		hw_violation(VIOL_OTHER, "mm asid %u: rss %ld but %llu pages mapped by present entries",
+			     mm->context.asid, mm->rss, (unsigned long long)walked);
+}
+
 void mm_check_invariants(struct mm_struct *mm)
 {
-	int *maps = calloc(max_pfn, sizeof(int));
-	int *pmd_maps = calloc(max_pfn, sizeof(int));
-	u8 *dirty = calloc(max_pfn, 1);
+	int *maps = host_calloc(max_pfn, sizeof(int), "the mapcount check");
+	int *pmd_maps = host_calloc(max_pfn, sizeof(int), "the mapcount check");
+	u8 *dirty = host_calloc(max_pfn, 1, "the mapcount check");
 	int reported = 0;
 
-	if (!maps || !pmd_maps || !dirty)
-		goto out;
 	(void)mm;
-	for (struct mm_struct *m = mm_list; m; m = m->next_mm)
+	for (struct mm_struct *m = mm_list; m; m = m->next_mm) {
 		count_table(m->pgd, 0, maps, pmd_maps, dirty);
+		mm_check_rss(m);
+	}
 	for (u64 pfn = 0; pfn < max_pfn;) {
 		struct page *p = &mem_map[pfn];
 		u64 nr = 1UL << p->order;
@@ -94,7 +131,6 @@ void mm_check_invariants(struct mm_struct *mm)
 	for (struct mm_struct *m = mm_list; m; m = m->next_mm)
 		oracle_sweep(m->pgd);
 	hw_check_tlbs();
-out:
 	free(maps);
 	free(pmd_maps);
 	free(dirty);

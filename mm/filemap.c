@@ -6,23 +6,18 @@
  */
 #include <stdlib.h>
 
+#include "hw/host.h"
 #include "mm/filemap.h"
 #include "mm/lru.h"
 #include "mm/mm.h"
 
 struct address_space *address_space_create(u64 size, unsigned int order)
 {
-	struct address_space *m = calloc(1, sizeof(*m));
+	struct address_space *m = host_calloc(1, sizeof(*m), "an address_space");
 
-	if (!m)
-		return NULL;
 	m->nr_pages = size >> PAGE_SHIFT;
 	m->order = order;
-	m->cache = calloc(m->nr_pages, sizeof(*m->cache));
-	if (!m->cache) {
-		free(m);
-		return NULL;
-	}
+	m->cache = host_calloc(m->nr_pages, sizeof(*m->cache), "the page cache");
 	return m;
 }
 
@@ -67,15 +62,36 @@ struct folio *filemap_read_folio(struct address_space *mapping, u64 index)
 	return folio;
 }
 
+/*
+ * Pages that left a page cache since the machine was set up, counted
+ * slot by slot here and nowhere else: reclaim's own tally is checked
+ * against it (memory_reclaim).
+ */
+static u64 removed_pages;
+
+u64 filemap_removed_pages(void)
+{
+	return removed_pages;
+}
+
+void filemap_reset(void)
+{
+	removed_pages = 0;
+}
+
 void filemap_remove_folio(struct folio *folio)
 {
 	struct address_space *mapping = folio->page.mapping;
 	u64 nr = (u64)folio_nr_pages(folio);
 
-	for (u64 i = 0; i < nr && folio->page.index + i < mapping->nr_pages; i++)
+	for (u64 i = 0; i < nr && folio->page.index + i < mapping->nr_pages; i++) {
+		if (mapping->cache[folio->page.index + i] == folio)
+			removed_pages++;
 		mapping->cache[folio->page.index + i] = NULL;
+	}
 	mapping->nrpages -= (long)nr;
 	folio->page.mapping = NULL;
+	/* the page cache's reference: the folio may be freed here, touch it no more */
 	folios_put_refs_one(folio, 1);
 }
 

@@ -28,6 +28,9 @@ struct folio *filemap_get_folio(struct address_space *mapping, u64 index);
 struct folio *filemap_read_folio(struct address_space *mapping, u64 index);
 /* __remove_mapping: a clean, unmapped folio leaves the cache. */
 void filemap_remove_folio(struct folio *folio);
+/* Page-cache pages removed since filemap_reset() (machine setup). */
+u64 filemap_removed_pages(void);
+void filemap_reset(void);
 
 struct mm_struct;
 struct vm_area_struct *mmap_file(struct mm_struct *mm, unsigned long addr,

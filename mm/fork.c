@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "arch/switches.h"
+#include "hw/host.h"
 #include "mm/mm.h"
 
 static int copy_present_ptes(struct vm_area_struct *dst_vma,
@@ -87,16 +88,11 @@ static int copy_page_range(struct vm_area_struct *dst_vma,
 struct mm_struct *dup_mm(struct mm_struct *oldmm)
 {
 	struct mm_struct *mm = mm_alloc();
-	struct vm_area_struct **link;
+	struct vm_area_struct **link = &mm->mmap;
 
-	if (!mm)
-		return NULL;
-	link = &mm->mmap;
 	for (struct vm_area_struct *v = oldmm->mmap; v; v = v->vm_next) {
-		struct vm_area_struct *n = malloc(sizeof(*n));
+		struct vm_area_struct *n = host_malloc(sizeof(*n), "a VMA");
 
-		if (!n)
-			goto fail;
 		memcpy(n, v, sizeof(*n));
 		n->vm_mm = mm;
 		n->vm_next = NULL;

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw/host.h"
+#include "hw/pgtable_mem.h"
 #include "mm/filemap.h"
 #include "mm/lru.h"
 #include "mm/reclaim.h"
@@ -113,10 +115,17 @@ void folio_update_gen(struct folio *folio, u64 seq)
 		folio->page.gen = (u8)(lru_gen_from_seq(seq) + 1);
 }
 
-/* Bloom filter: two hashes of the PMD table's address, one filter per seq parity. */
+/*
+ * Bloom filter: two hashes of the PMD entry, one filter per seq parity.
+ * The kernel hashes its address; the lab hashes the table's id and the
+ * entry's index, which name it as well and do not depend on where the
+ * host put the table, so every run makes the same decisions.
+ */
 static void bloom_keys(const void *item, u64 key[2])
 {
-	u64 h = (u64)(uintptr_t)item * 0x9E3779B97F4A7C15ULL;
+	const u64 *pmdp = item;
+	u64 name = (u64)hw_pt_meta(pmdp)->id * PTRS_PER_PTE + (u64)(pmdp - hw_pt_table(pmdp));
+	u64 h = (name + 1) * 0x9E3779B97F4A7C15ULL;
 
 	key[0] = (h >> 20) & ((1UL << BLOOM_FILTER_SHIFT) - 1);
 	key[1] = (h >> 40) & ((1UL << BLOOM_FILTER_SHIFT) - 1);
@@ -127,7 +136,7 @@ static void reset_bloom_filter(u64 seq)
 	int i = (int)(seq % 2);
 
 	if (!lrugen.filter[i])
-		lrugen.filter[i] = calloc(BLOOM_WORDS, sizeof(u64));
+		lrugen.filter[i] = host_calloc(BLOOM_WORDS, sizeof(u64), "the MGLRU Bloom filter");
 	else
 		memset(lrugen.filter[i], 0, BLOOM_WORDS * sizeof(u64));
 	lrugen.filter_seq[i] = seq;
@@ -367,14 +376,21 @@ static u64 evict_folios(u64 nr_to_reclaim, struct reclaim_stat *rs)
 			continue;
 		}
 		folio = (struct folio *)&mem_map[lrugen.tail[g]];
-		scanned += (int)folio_nr_pages(folio);
-		rs->nr_scanned += (u64)folio_nr_pages(folio);
+		/*
+		 * Read the size now: once reclaim_clean_folio() has freed the
+		 * folio, the buddy allocator may have merged it into a larger
+		 * free block and its head page says nothing about this folio.
+		 */
+		long nr = folio_nr_pages(folio);
+
+		scanned += (int)nr;
+		rs->nr_scanned += (u64)nr;
 		/* sort_folio: promoted, or not reclaimable here */
 		if (folio_lru_gen(folio) != g || folio_test_unevictable(folio) ||
 		    folio_test_dirty(folio)) {
 			list_unlink(folio);
 			list_link_head(folio_lru_gen(folio), folio);
-			rs->nr_promoted += (u64)folio_nr_pages(folio);
+			rs->nr_promoted += (u64)nr;
 			continue;
 		}
 		/* isolate_folio */
@@ -383,17 +399,17 @@ static u64 evict_folios(u64 nr_to_reclaim, struct reclaim_stat *rs)
 		case FOLIOREF_ACTIVATE:
 			folio_set_active(folio);
 			lru_gen_add_folio(folio, true);
-			rs->nr_activated += (u64)folio_nr_pages(folio);
+			rs->nr_activated += (u64)nr;
 			break;
 		case FOLIOREF_KEEP:
 			lru_gen_add_folio(folio, true);
 			break;
 		default:
-			if (reclaim_clean_folio(folio)) {
-				reclaimed += (u64)folio_nr_pages(folio);
+			if (reclaim_clean_folio(folio)) { /* the folio is gone */
+				reclaimed += (u64)nr;
 			} else {
 				lru_gen_add_folio(folio, true);
-				rs->nr_kept += (u64)folio_nr_pages(folio);
+				rs->nr_kept += (u64)nr;
 			}
 		}
 	}

@@ -13,6 +13,11 @@
 /* Folios move in batches under one lruvec lock; each batch holds a ref. */
 static unsigned int mlock_batch;
 
+void mlock_reset(void)
+{
+	mlock_batch = 0;
+}
+
 static void mlock_lru_move(struct folio *folio, bool lock)
 {
 	folio_get(folio);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "hw/cpu.h"
+#include "hw/host.h"
 #include "hw/pgtable_mem.h"
 #include "mm/mm.h"
 
@@ -10,6 +11,33 @@ static u32 next_asid = 1;
 
 /* Every live mm: mapcounts are sums over all of them. */
 struct mm_struct *mm_list;
+
+static void free_vmas(struct mm_struct *mm)
+{
+	while (mm->mmap) {
+		struct vm_area_struct *vma = mm->mmap;
+
+		mm->mmap = vma->vm_next;
+		free(vma);
+	}
+}
+
+/*
+ * Machine reset: ASIDs from 1 again, and no mm left. An mm a failed run
+ * left behind is forgotten (its structure and VMAs freed; its page-table
+ * pages go back with hw_pt_reset, its frames with page_alloc_init).
+ */
+void mm_reset(void)
+{
+	while (mm_list) {
+		struct mm_struct *mm = mm_list;
+
+		mm_list = mm->next_mm;
+		free_vmas(mm);
+		free(mm);
+	}
+	next_asid = 1;
+}
 
 /*
  * ASIDs are handed out in order; when they run out every TLB is flushed
@@ -27,15 +55,9 @@ static u16 asid_alloc(void)
 
 struct mm_struct *mm_alloc(void)
 {
-	struct mm_struct *mm = calloc(1, sizeof(*mm));
+	struct mm_struct *mm = host_calloc(1, sizeof(*mm), "an mm_struct");
 
-	if (!mm)
-		return NULL;
 	mm->pgd = hw_pt_alloc(0);
-	if (!mm->pgd) {
-		free(mm);
-		return NULL;
-	}
 	mm->context.asid = asid_alloc();
 	mm->next_mm = mm_list;
 	mm_list = mm;
@@ -62,12 +84,7 @@ void mmput(struct mm_struct *mm)
 		unmap_vmas(&tlb, vma, vma->vm_start, vma->vm_end);
 	free_pgtables(&tlb, mm, 0, ~0UL);
 	tlb_finish_mmu(&tlb);
-	while (mm->mmap) {
-		struct vm_area_struct *vma = mm->mmap;
-
-		mm->mmap = vma->vm_next;
-		free(vma);
-	}
+	free_vmas(mm);
 	for (int c = 0; c < hw_machine.nr_cpus; c++)
 		if (hw_machine.cpu[c].ttbr == mm->pgd)
 			hw_cpu_switch_mm(&hw_machine.cpu[c], NULL, 0);
@@ -102,9 +119,7 @@ struct vm_area_struct *mmap_anon(struct mm_struct *mm, unsigned long addr,
 		link = &(*link)->vm_next;
 	if (*link && (*link)->vm_start < addr + len)
 		return NULL; /* overlaps */
-	vma = calloc(1, sizeof(*vma));
-	if (!vma)
-		return NULL;
+	vma = host_calloc(1, sizeof(*vma), "a VMA");
 	vma->vm_start = addr;
 	vma->vm_end = addr + len;
 	vma->vm_mm = mm;

@@ -11,9 +11,12 @@
 struct hw_cpu;
 
 /* mm_struct lifetime and ASIDs */
-struct mm_struct *mm_alloc(void);
+struct mm_struct *mm_alloc(void); /* never NULL (host OOM exits) */
 void mmput(struct mm_struct *mm); /* exit_mmap + free */
 void switch_mm(struct hw_cpu *cpu, struct mm_struct *mm);
+/* Machine reset of core-mm state (ASIDs, live mms, mlock/LRU batches, page-cache counts). */
+void mm_reset(void);
+void mlock_reset(void);
 
 /* VMAs */
 struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
@@ -98,5 +101,9 @@ void free_pages_and_swap_cache(struct encoded_page **pages, int nr);
 extern struct mm_struct *mm_list;
 void mm_check_invariants(struct mm_struct *mm);
 void mm_check_all_freed(void);
+/* Pages mapped by present entries, walked from the page tables (no events). */
+u64 mm_count_present_pages(const struct mm_struct *mm);
+/* mm->rss must equal that walk; a VIOL_OTHER violation otherwise. */
+void mm_check_rss(const struct mm_struct *mm);
 
 #endif

@@ -3,15 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw/host.h"
 #include "mm/mm.h"
 
 static struct vm_area_struct *split_vma(struct vm_area_struct *vma,
 					unsigned long addr)
 {
-	struct vm_area_struct *new = malloc(sizeof(*new));
+	struct vm_area_struct *new = host_malloc(sizeof(*new), "a VMA");
 
-	if (!new)
-		return NULL;
 	memcpy(new, vma, sizeof(*new));
 	new->vm_start = addr;
 	new->vm_pgoff += (addr - vma->vm_start) >> PAGE_SHIFT;
@@ -36,15 +35,12 @@ struct vm_area_struct *vma_split_range(struct mm_struct *mm, unsigned long start
 	for (v = vma; v->vm_end < end; v = v->vm_next)
 		if (!v->vm_next || v->vm_next->vm_start != v->vm_end)
 			return NULL; /* a hole */
-	if (vma->vm_start < start) {
+	if (vma->vm_start < start)
 		vma = split_vma(vma, start);
-		if (!vma)
-			return NULL;
-	}
 	for (v = vma; v->vm_end < end; v = v->vm_next)
 		;
-	if (v->vm_end > end && !split_vma(v, end))
-		return NULL;
+	if (v->vm_end > end)
+		split_vma(v, end);
 	return vma;
 }
 
@@ -63,16 +59,15 @@ int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 	if (!*link || (*link)->vm_start >= end)
 		return 0;
 	if ((*link)->vm_start < start) {
-		if (!split_vma(*link, start))
-			return -1;
+		split_vma(*link, start);
 		prev = *link;
 		link = &(*link)->vm_next;
 	}
 	struct vm_area_struct *last = *link;
 	while (last->vm_next && last->vm_next->vm_start < end)
 		last = last->vm_next;
-	if (last->vm_end > end && !split_vma(last, end))
-		return -1;
+	if (last->vm_end > end)
+		split_vma(last, end);
 
 	tlb_gather_mmu(&tlb, mm);
 	for (vma = *link; vma && vma->vm_start < end; vma = vma->vm_next)

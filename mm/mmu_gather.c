@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <stdlib.h>
 
+#include "hw/host.h"
 #include "hw/pgtable_mem.h"
 #include "mm/mm.h"
 
@@ -58,7 +59,8 @@ void tlb_remove_table(struct mmu_gather *tlb, u64 *table, unsigned long addr)
 {
 	if (tlb->nr_tables == tlb->max_tables) {
 		tlb->max_tables = tlb->max_tables ? 2 * tlb->max_tables : 64;
-		tlb->tables = realloc(tlb->tables, tlb->max_tables * sizeof(*tlb->tables));
+		tlb->tables = host_realloc(tlb->tables, tlb->max_tables * sizeof(*tlb->tables),
+					   "the mmu_gather table list");
 	}
 	tlb->tables[tlb->nr_tables++] = table;
 	tlb->freed_tables = true;
@@ -87,9 +89,7 @@ static bool tlb_next_batch(struct mmu_gather *tlb)
 	}
 	if (tlb->batch_count == MAX_GATHER_BATCH_COUNT)
 		return false;
-	batch = malloc(PAGE_SIZE);
-	if (!batch)
-		return false;
+	batch = host_malloc(PAGE_SIZE, "an mmu_gather batch");
 	tlb->batch_count++;
 	batch->next = NULL;
 	batch->nr = 0;

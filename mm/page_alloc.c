@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "arch/arm64/contpte.h"
+#include "hw/host.h"
 #include "hw/phys.h"
 #include "mm/page.h"
 
@@ -47,9 +48,7 @@ int page_alloc_init(u64 nr_frames)
 	page_alloc_exit();
 	if (nr_frames >= NULL_PFN)
 		return -1;
-	mem_map = calloc(nr_frames, sizeof(*mem_map));
-	if (!mem_map)
-		return -1;
+	mem_map = host_calloc(nr_frames, sizeof(*mem_map), "struct pages (mem_map)");
 	max_pfn = nr_frames;
 	for (int o = 0; o <= MAX_PAGE_ORDER; o++)
 		free_head[o] = NULL_PFN;

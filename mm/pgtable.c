@@ -23,8 +23,7 @@ static u64 *walk(struct mm_struct *mm, unsigned long addr, bool alloc)
 			if (!alloc)
 				return NULL;
 			u64 *next = hw_pt_alloc(level + 1);
-			if (!next)
-				return NULL;
+
 			mm->pgtables_bytes += PAGE_SIZE;
 			*slot = arch->mk_table(next);
 		}
@@ -48,8 +47,6 @@ pte_t *pte_alloc_map(struct mm_struct *mm, u64 *pmdp)
 	if (!*pmdp) {
 		u64 *pte_table = hw_pt_alloc(3);
 
-		if (!pte_table)
-			return NULL;
 		mm->pgtables_bytes += PAGE_SIZE;
 		*pmdp = arch->mk_table(pte_table);
 	}

@@ -65,6 +65,7 @@ void lru_gen_del_folio(struct folio *folio);
 void folio_update_gen(struct folio *folio, u64 seq);
 bool try_to_inc_max_seq(struct reclaim_stat *rs);
 u64 lru_gen_shrink_lruvec(u64 nr_to_reclaim, struct reclaim_stat *rs);
+/* pmd: an entry of a page table from hw_pt_alloc (hashed by table id and index) */
 bool test_bloom_filter(u64 seq, const void *pmd);
 void update_bloom_filter(u64 seq, const void *pmd);
 

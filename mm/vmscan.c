@@ -4,6 +4,7 @@
  * shrink_folio_list with folio_check_references) and the memcg
  * memory.reclaim entry point, which drives it or the multi-gen LRU.
  */
+#include "hw/invariants.h"
 #include "mm/filemap.h"
 #include "mm/lru.h"
 #include "mm/reclaim.h"
@@ -129,6 +130,7 @@ u64 shrink_lruvec_classic(u64 nr_to_reclaim, struct reclaim_stat *rs)
 u64 memory_reclaim(u64 bytes, struct reclaim_stat *rs)
 {
 	u64 target = bytes >> PAGE_SHIFT, reclaimed = 0;
+	u64 removed = filemap_removed_pages();
 	int retries = MAX_RECLAIM_RETRIES;
 
 	while (reclaimed < target) {
@@ -141,5 +143,10 @@ u64 memory_reclaim(u64 bytes, struct reclaim_stat *rs)
 			break;
 	}
 	rs->nr_reclaimed += reclaimed;
+	/* what reclaim says it freed must be what left the page cache */
+	removed = filemap_removed_pages() - removed;
+	if (removed != reclaimed)
+		hw_violation(VIOL_OTHER, "memory.reclaim reported %llu pages but %llu left the page cache",
+			     (unsigned long long)reclaimed, (unsigned long long)removed);
 	return reclaimed;
 }

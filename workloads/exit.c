@@ -33,7 +33,7 @@
 
 #define EXIT_BASE 0x10000000UL
 
-static u64 rng;
+static u64 rng; /* seeded from --seed at the start of every run */
 
 static u64 rnd(u64 n)
 {
@@ -71,8 +71,27 @@ static int touch(struct hw_cpu *cpu, struct mm_struct *mm, unsigned long start,
 	return 0;
 }
 
+static int exit_run_variant(const struct run_params *p, struct run_result *r,
+			    char *err, size_t errlen);
+
+/*
+ * The variant sets switches for the run; they are put back afterwards so
+ * the next run in this process sees the switches its caller chose.
+ */
 static int exit_run(const struct run_params *p, struct run_result *r,
 		    char *err, size_t errlen)
+{
+	struct lab_switches sw = lab_sw;
+	enum contpte_full_mode full = contpte_full_mode;
+	int ret = exit_run_variant(p, r, err, errlen);
+
+	lab_sw = sw;
+	contpte_full_mode = full;
+	return ret;
+}
+
+static int exit_run_variant(const struct run_params *p, struct run_result *r,
+			    char *err, size_t errlen)
 {
 	u64 procs = p->iterations ? p->iterations : 1000;
 	u64 max_heap = 2 * SZ_2M / 2 + p->size;
@@ -95,7 +114,7 @@ static int exit_run(const struct run_params *p, struct run_result *r,
 		unsigned long heap = SZ_2M + ALIGN_DOWN(rnd(p->size + 1), SZ_64K);
 		unsigned long addr = EXIT_BASE;
 
-		if (!mm || !mmap_anon(mm, addr, heap, VM_READ | VM_WRITE, 4, false))
+		if (!mmap_anon(mm, addr, heap, VM_READ | VM_WRITE, 4, false))
 			goto nomem;
 		switch_mm(cpu, mm);
 		if (touch(cpu, mm, addr, heap, 85))
@@ -119,6 +138,8 @@ static int exit_run(const struct run_params *p, struct run_result *r,
 		if (!mmap_anon(mm, 0x7fff00000000UL, 32 * PAGE_SIZE, VM_READ | VM_WRITE, 0, false) ||
 		    touch(cpu, mm, 0x7fff00000000UL + 16 * PAGE_SIZE, 16 * PAGE_SIZE, 100))
 			goto nomem;
+		/* rss against the page tables (read without counting events) */
+		mm_check_rss(mm);
 		pages += (u64)mm->rss;
 
 		hw_events_snapshot(&before);

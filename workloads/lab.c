@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* A fresh machine per run: hardware, allocator, LRU, arch and backend. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,20 +9,48 @@
 #include "hw/invariants.h"
 #include "hw/pgtable_mem.h"
 #include "kernel/backend.h"
+#include "mm/filemap.h"
 #include "mm/lru.h"
 #include "mm/mm.h"
 #include "mm/reclaim.h"
 #include "mm/page.h"
 #include "workloads/workload.h"
 
+/* A figure that is not a finite number is a bug in the workload: say so. */
 void run_result_add(struct run_result *r, const char *name, double v)
 {
+	if (!isfinite(v)) {
+		hw_violation(VIOL_OTHER, "result %s is not a finite number", name);
+		v = 0;
+	}
 	if (r->nr_extra >= RUN_MAX_EXTRA)
 		return;
 	r->extra_name[r->nr_extra] = name;
 	r->extra_val[r->nr_extra++] = v;
 }
 
+/*
+ * The one reset path: every piece of mutable state in hw/, arch/, mm/
+ * and workloads/ that a run can observe starts here from the same value,
+ * whatever ran before in this process.
+ *
+ *   hw/      machine, CPUs, TLBs and their reverse index, frames, random
+ *            state (hw_machine_init); page-table slots and ids
+ *            (hw_pt_reset); events; violations
+ *   arch/    arch and contpte backend (chosen below)
+ *   mm/      ASIDs and live mms (mm_reset), buddy allocator and mem_map
+ *            (page_alloc_init), classic LRU and its add batch
+ *            (lruvec_init), MGLRU generations and Bloom filters
+ *            (lru_gen_init), mlock batch (mlock_reset), page-cache
+ *            removal count (filemap_reset)
+ *   workloads/  exit seeds its generator per run; fuzz per sequence
+ *
+ * Left alone on purpose: the switches (lab_sw, contpte_full_mode) are the
+ * run's configuration, set by the caller (lab_switches_reset then
+ * --without) before the workload runs; caches that no run can observe:
+ * freed page-table slots (zeroed when reused, hashed by id, not address),
+ * loaded kernel backends (kernel/), lab_home()'s path (hw/profile.c).
+ */
 int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 		      size_t errlen)
 {
@@ -42,12 +71,21 @@ int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 		snprintf(err, errlen, "unknown arch '%s'; use arm64 or x86", p->arch);
 		return -1;
 	}
+	if (p->lru && strcmp(p->lru, "mglru") && strcmp(p->lru, "classic")) {
+		snprintf(err, errlen, "unknown --lru '%s'; use mglru or classic", p->lru);
+		return -1;
+	}
+	/* what a previous run left: mms first, while their tables are intact */
+	mm_reset();
+	hw_pt_reset();
 	arch = a;
 	if (a == &arch_x86_ops)
 		cfg.ha = cfg.hd = true; /* x86 always manages A/D in hardware */
+	/* host memory running out exits in host_*alloc; these fail on limits only */
 	if (hw_machine_init(a->fmt, &cfg) || page_alloc_init(cfg.nr_frames)) {
-		snprintf(err, errlen, "cannot allocate a machine with %llu frames",
-			 (unsigned long long)cfg.nr_frames);
+		snprintf(err, errlen, "cannot set up a machine with %llu frames and %d CPUs "
+			 "(at most %llu frames, 1 to %d CPUs)", (unsigned long long)cfg.nr_frames,
+			 cfg.nr_cpus, (unsigned long long)NULL_PFN - 1, HW_MAX_CPUS);
 		return -1;
 	}
 	const struct contpte_ops *b = contpte_backend_by_name(p->impl, err, errlen);
@@ -59,13 +97,11 @@ int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 	}
 	arm64_use_contpte(b);
 	lruvec_init(&root_lruvec);
-	if (p->lru && strcmp(p->lru, "mglru") && strcmp(p->lru, "classic")) {
-		snprintf(err, errlen, "unknown --lru '%s'; use mglru or classic", p->lru);
-		return -1;
-	}
 	lru_gen_init();
 	lru_gen_enabled = p->lru && !strcmp(p->lru, "mglru");
-	memset(&hw_events, 0, sizeof(hw_events));
+	mlock_reset();
+	filemap_reset();
+	hw_events_reset();
 	hw_violations_reset();
 	return 0;
 }
@@ -102,8 +138,8 @@ struct mm_struct *lab_anon_setup(const struct run_params *p, u64 base,
 		return NULL;
 	cpu = &hw_machine.cpu[0];
 	mm = mm_alloc();
-	vma = mm ? mmap_anon(mm, base, p->size, VM_READ | VM_WRITE,
-			     lab_folio_order(p->folio_size), p->pmd_mapped) : NULL;
+	vma = mmap_anon(mm, base, p->size, VM_READ | VM_WRITE,
+			lab_folio_order(p->folio_size), p->pmd_mapped);
 	if (!vma) {
 		snprintf(err, errlen, "cannot map %llu bytes", (unsigned long long)p->size);
 		return NULL;
@@ -121,6 +157,12 @@ struct mm_struct *lab_anon_setup(const struct run_params *p, u64 base,
 	}
 	if (nr_pages > 0xfffff)
 		fprintf(stderr, "\n");
+	/* every page was touched once: the page tables map all of it, and rss says so */
+	if (mm_count_present_pages(mm) != nr_pages)
+		hw_violation(VIOL_OTHER, "%llu pages mapped after touching %llu",
+			     (unsigned long long)mm_count_present_pages(mm),
+			     (unsigned long long)nr_pages);
+	mm_check_rss(mm);
 	if (vmap)
 		*vmap = vma;
 	return mm;

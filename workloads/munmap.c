@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "hw/cpu.h"
+#include "hw/invariants.h"
 #include "hw/phys.h"
 #include "hw/pgtable_mem.h"
 #include "mm/mm.h"
@@ -21,7 +22,8 @@ static int munmap_run(const struct run_params *p, struct run_result *r,
 
 	if (!mm)
 		return -1;
-	u64 mapped_rss = mm->rss;
+	/* counted from the page tables; lab_anon_setup and the rss check judge it */
+	u64 mapped = mm_count_present_pages(mm);
 	mm_check_invariants(mm);
 	hw_events_snapshot(&before);
 	r->setup = before;
@@ -33,7 +35,10 @@ static int munmap_run(const struct run_params *p, struct run_result *r,
 	hw_events_diff(&r->measured, &before, &hw_events);
 
 	mm_check_invariants(mm);
-	run_result_add(r, "mapped_pages", (double)mapped_rss);
+	if (mm_count_present_pages(mm))
+		hw_violation(VIOL_OTHER, "%llu pages still mapped after munmap",
+			     (unsigned long long)mm_count_present_pages(mm));
+	run_result_add(r, "mapped_pages", (double)mapped);
 	run_result_add(r, "rss_after", (double)mm->rss);
 	run_result_add(r, "pt_pages_after", (double)hw_pt_live());
 	mmput(mm);

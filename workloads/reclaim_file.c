@@ -12,11 +12,39 @@
 #include <string.h>
 
 #include "hw/cpu.h"
+#include "hw/invariants.h"
 #include "mm/filemap.h"
 #include "mm/reclaim.h"
 #include "workloads/workload.h"
 
 #define RF_BASE 0x4000000000UL
+
+/* Pages of the file in its page cache, counted slot by slot. */
+static u64 cached_pages(const struct address_space *file)
+{
+	u64 n = 0;
+
+	for (u64 i = 0; i < file->nr_pages; i++)
+		n += file->cache[i] != NULL;
+	return n;
+}
+
+/*
+ * memory.reclaim, in bytes, cross-checked: what it reports must be what
+ * left the file's page cache, counted independently of mm/ before and after.
+ */
+static u64 reclaim_checked(struct address_space *file, u64 bytes, struct reclaim_stat *rs)
+{
+	u64 cached = cached_pages(file);
+	u64 reclaimed = memory_reclaim(bytes, rs) << PAGE_SHIFT;
+	u64 left = cached_pages(file);
+
+	if ((cached - left) << PAGE_SHIFT != reclaimed || left != (u64)file->nrpages)
+		hw_violation(VIOL_OTHER, "memory.reclaim reported %llu bytes but the page cache went "
+			     "from %llu to %llu pages (nrpages %ld)", (unsigned long long)reclaimed,
+			     (unsigned long long)cached, (unsigned long long)left, file->nrpages);
+	return reclaimed;
+}
 
 static int reclaim_file_run(const struct run_params *p, struct run_result *r,
 			    char *err, size_t errlen)
@@ -38,7 +66,7 @@ static int reclaim_file_run(const struct run_params *p, struct run_result *r,
 	struct hw_cpu *cpu = &hw_machine.cpu[0];
 	struct address_space *file = address_space_create(p->size, (unsigned int)order);
 	struct mm_struct *mm = mm_alloc();
-	if (!file || !mm || !mmap_file(mm, RF_BASE, p->size, file, 0, VM_READ)) {
+	if (!mmap_file(mm, RF_BASE, p->size, file, 0, VM_READ)) {
 		snprintf(err, errlen, "cannot map a %llu-byte file", (unsigned long long)p->size);
 		return -1;
 	}
@@ -60,20 +88,20 @@ static int reclaim_file_run(const struct run_params *p, struct run_result *r,
 
 	u64 reclaimed = 0, hot_evicted = 0, hot = nr_pages / 8;
 	if (rehot) {
-		reclaimed += memory_reclaim(want / 2, &rs) << PAGE_SHIFT;
+		reclaimed += reclaim_checked(file, want / 2, &rs);
 		/* read the first eighth again: these folios are hot now */
 		for (u64 i = 0; i < hot; i++)
 			access_user(cpu, mm, RF_BASE + i * PAGE_SIZE, false);
 		for (u64 i = 0; i < hot; i += 1UL << order)
 			hot_evicted += filemap_get_folio(file, i) ? 0 : 1UL << order;
 		u64 evicted_before = hot_evicted;
-		reclaimed += memory_reclaim(want - reclaimed, &rs) << PAGE_SHIFT;
+		reclaimed += reclaim_checked(file, want - reclaimed, &rs);
 		hot_evicted = 0;
 		for (u64 i = 0; i < hot; i += 1UL << order)
 			hot_evicted += filemap_get_folio(file, i) ? 0 : 1UL << order;
 		hot_evicted -= evicted_before;
 	} else {
-		reclaimed = memory_reclaim(want, &rs) << PAGE_SHIFT;
+		reclaimed = reclaim_checked(file, want, &rs);
 	}
 	hw_events_diff(&r->measured, &before, &hw_events);
 	u64 cold_left = 0;

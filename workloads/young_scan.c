@@ -51,9 +51,17 @@ static int young_scan_run(const struct run_params *p, struct run_result *r,
 			access_user(cpu, mm, YS_BASE + i * PAGE_SIZE, false);
 	}
 	mm_check_invariants(mm);
+	/*
+	 * Per pass and per 64 KiB block of the region (a contpte block on
+	 * arm64; a region smaller than one, or a partial last block, counts
+	 * as one), and per folio scanned: defined for any size.
+	 */
+	u64 blocks = (p->size + SZ_64K - 1) / SZ_64K;
+	u64 folios = folio_pages ? (nr_pages + folio_pages - 1) / folio_pages : 0;
+	double reads = (double)r->measured.v[EV_pte_read];
 	run_result_add(r, "referenced", (double)referenced);
-	run_result_add(r, "pte_read_per_block",
-		       (double)r->measured.v[EV_pte_read] / (double)(2 * (p->size / SZ_64K)));
+	run_result_add(r, "pte_read_per_block", blocks ? reads / (double)(2 * blocks) : 0);
+	run_result_add(r, "pte_read_per_folio", folios ? reads / (double)(2 * folios) : 0);
 	mmput(mm);
 	mm_check_all_freed();
 	lab_machine_teardown();
