@@ -75,7 +75,7 @@ int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 		snprintf(err, errlen, "unknown --lru '%s'; use mglru or classic", p->lru);
 		return -1;
 	}
-	/* what a previous run left: mms first, while their tables are intact */
+	/* what a previous run left: its mms are forgotten, then every table slot is free */
 	mm_reset();
 	hw_pt_reset();
 	arch = a;
