@@ -8,17 +8,21 @@
 
 #include "hw/types.h"
 
-#define LAB_SWITCHES(X)                                                         \
-	X(contpte, "transparent contiguous PTEs at all (arm64)")                \
-	X(zap_batch, "batched zap: folio_pte_batch + mmu_gather nr_pages")     \
-	X(exit_clear_ptes, "clear whole contpte blocks without unfolding")     \
-	X(fork_batch, "batched fork: folio_pte_batch + wrprotect_ptes per folio") \
-	X(young_batch, "batched young test/clear over a folio's PTEs")         \
-	X(ptep_get_early_exit, "stop gathering once young and dirty are found") \
-	X(spte_test_clear_young, "batched secondary-MMU young under a shared lock")
+/*
+ * X(name, ref_only, help): ref_only switches change code that only the
+ * reference backend has (a kernel backend runs its tree's own contpte.c),
+ * so they are refused with a kernel backend rather than silently ignored.
+ */
+#define LAB_SWITCHES(X)                                                            \
+	X(contpte, false, "transparent contiguous PTEs at all (arm64)")               \
+	X(zap_batch, false, "batched zap: folio_pte_batch + mmu_gather nr_pages")     \
+	X(exit_clear_ptes, true, "clear whole contpte blocks without unfolding")      \
+	X(fork_batch, false, "batched fork: folio_pte_batch + wrprotect_ptes per folio") \
+	X(young_batch, false, "batched young test/clear over a folio's PTEs")         \
+	X(ptep_get_early_exit, true, "stop gathering once young and dirty are found")
 
 struct lab_switches {
-#define X(name, help) bool name;
+#define X(name, ref_only, help) bool name;
 	LAB_SWITCHES(X)
 #undef X
 };
@@ -38,7 +42,10 @@ extern enum contpte_full_mode contpte_full_mode;
 
 void lab_switches_reset(void);       /* everything on */
 int lab_switch_off(const char *name); /* "zap-batch" or "zap_batch"; -1 if unknown */
+int lab_switch_index(const char *name); /* the same without turning it off */
 const char *lab_switch_help(int i, const char **name);
+/* Whether switch NAME (either spelling) changes only the reference backend. */
+bool lab_switch_ref_only(const char *name);
 int lab_nr_switches(void);
 
 #endif

@@ -4,10 +4,17 @@
 
 #include <stdio.h>
 
+#include "hw/invariants.h"
 #include "hw/profile.h"
 #include "workloads/workload.h"
 
 #define MAX_WITHOUT 8
+/* Backends in one `--impl a,b,c` (kernel/backend.c loads at most 16). */
+#define MAX_IMPLS 16
+/* --profile was given (maybe empty): a machine option, not a RUN_OPT_ */
+#define RUN_SET_PROFILE (1u << 16)
+/* The watchdog's default: generous for every full-scale published run. */
+#define DEFAULT_TIMEOUT_S 900
 
 struct run_spec {
 	const struct workload *w;
@@ -15,26 +22,67 @@ struct run_spec {
 	char profile[64];
 	int nr_without;
 	const char *without[MAX_WITHOUT];
+	unsigned int set;       /* RUN_OPT_* (and RUN_SET_*) given on the command line */
+	unsigned int timeout_s; /* the child is killed after this; 0: never */
+};
+
+/*
+ * Kernel code that crashed, hung or exited instead of returning: a
+ * finding about the backend, located in its source where possible.
+ */
+struct run_finding {
+	bool present;
+	bool in_kernel;       /* located in a kernel backend's code */
+	char kind[16];        /* crash, timeout, exit, sanitizer, lost */
+	char signal[16];      /* SIGSEGV, ... ("" if none) */
+	bool has_addr;
+	unsigned long fault_addr;
+	int exit_status;
+	char function[128];   /* innermost kernel function, or innermost function */
+	char file[256];
+	int line;
+	char inner[320];      /* "fn (file:line)" of the innermost frame when not the kernel's */
+	char sanitizer[320];  /* a sanitizer's one-line summary */
+	char summary[768];    /* one line saying all of it */
 };
 
 struct run_out {
 	struct run_result r;
 	struct profile prof;
 	double modelled_ns;
-	bool ok; /* invariants */
+	bool ok; /* invariants held and no finding */
+	struct hw_violations viol; /* what the run's invariant checks found */
+	struct run_finding finding;
 };
 
-/* Bytes from "4096", "64K", "2M", "1G"; -1 if malformed. */
+/* Bytes from "4096", "64K", "2M", "1G", "1T"; -1 if malformed or too large. */
 int parse_size(const char *s, u64 *out);
 void run_spec_defaults(struct run_spec *s, const struct workload *w);
-/* Validates and runs; -1 with a one-line reason in err. */
-int run_spec_execute(const struct run_spec *s, struct run_out *o, char *err,
-		     size_t errlen);
+/*
+ * Checks everything that can be checked without running, loads the
+ * backend, and fills in what the workload will use (defaults made
+ * explicit, so JSON params say what ran). -1 with one line in err.
+ */
+int run_spec_validate(struct run_spec *s, char *err, size_t errlen);
+/*
+ * Validates, then runs in a child process (kernel/isolate.h). 0 with *o
+ * filled — a crash or hang of kernel code is o->finding, not an error —
+ * or -1 with a one-line reason in err (bad input, host out of memory).
+ */
+int run_spec_execute(struct run_spec *s, struct run_out *o, char *err, size_t errlen);
 void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o);
 void print_run_table(FILE *f, const struct run_spec *s, const struct run_out *o);
+/* The command line that reruns exactly this run, shell-quoted. */
+void run_spec_reproducer(const struct run_spec *s, char *buf, size_t len);
+/* A finding as lines for a terminal (stdout) or a log. */
+void print_finding(FILE *f, const struct run_spec *s, const struct run_out *o);
 
 void print_side_by_side(FILE *f, const struct run_spec *s, const char *const *impls,
 			const struct run_out *outs, int n);
+
+/* "a,b,c" into names (pointing into buf); -1 with err if empty or too many. */
+int split_impls(const char *list, char *buf, size_t buflen, const char **names, int max,
+		char *err, size_t errlen);
 
 int cmd_reproduce(int argc, char **argv);
 int cmd_check(int argc, char **argv);

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The ptelab command: list, run, reproduce. */
+#include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "arch/switches.h"
 #include "cli/cli.h"
 #include "kernel/backend.h"
+#include "kernel/spawn.h"
 
 static void usage(FILE *f)
 {
@@ -92,16 +96,53 @@ static int parse_u64(const char *s, u64 *v)
 {
 	char *end;
 
-	if (!s || !*s || *s == '-')
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
 		return -1;
+	errno = 0;
 	*v = strtoull(s, &end, 10);
-	return *end ? -1 : 0;
+	return *end || errno == ERANGE ? -1 : 0;
+}
+
+/*
+ * --sanitize: kernel backends built with AddressSanitizer need its runtime
+ * loaded first; a ptelab built without it re-executes itself with the
+ * compiler's libasan preloaded (only into ptelab, not into what it runs).
+ */
+static int ensure_asan_runtime(char **argv)
+{
+	if (dlsym(RTLD_DEFAULT, "__asan_init")) {
+		if (getenv("PTELAB_ASAN_REEXEC"))
+			unsetenv("LD_PRELOAD");
+		kernel_backends_sanitize(true);
+		return 0;
+	}
+	if (getenv("PTELAB_ASAN_REEXEC"))
+		return die("--sanitize: the AddressSanitizer runtime did not load; "
+			   "install the compiler's libasan (Debian: libasan8)");
+	const char *cc = getenv("CC");
+	char buf[256], *words[8], *text = NULL;
+	int n = spawn_split_words(cc && *cc ? cc : "cc", buf, sizeof(buf), words, 6);
+	words[n++] = "-print-file-name=libasan.so";
+	words[n] = NULL;
+	if (spawn_run(words, SPAWN_CAPTURE_STDOUT, &text) || !text || text[0] != '/') {
+		free(text);
+		return die("--sanitize needs the compiler's AddressSanitizer runtime (libasan.so), "
+			   "which $CC -print-file-name=libasan.so did not find; install libasan");
+	}
+	text[strcspn(text, "\n")] = 0;
+	setenv("LD_PRELOAD", text, 1);
+	free(text);
+	setenv("PTELAB_ASAN_REEXEC", "1", 1);
+	/* kernel code's leaks are not findings; its memory errors are */
+	setenv("ASAN_OPTIONS", "detect_leaks=0:allocator_may_return_null=1", 0);
+	fflush(NULL);
+	execv("/proc/self/exe", argv);
+	return die("--sanitize: cannot re-execute ptelab with the AddressSanitizer runtime");
 }
 
 static int cmd_run(int argc, char **argv)
 {
 	struct run_spec spec;
-	struct run_out out;
 	char err[512];
 	bool json = false;
 	const struct workload *w;
@@ -122,8 +163,11 @@ static int cmd_run(int argc, char **argv)
 			json = true;
 			continue;
 		}
+		if (!strcmp(a, "--sanitize"))
+			continue; /* handled before anything else (main) */
 		if (!strcmp(a, "--pmd-mapped")) {
 			spec.p.pmd_mapped = true;
+			spec.set |= RUN_OPT_PMD_MAPPED;
 			continue;
 		}
 		if (!strcmp(a, "--tlbi-range")) {
@@ -148,17 +192,23 @@ static int cmd_run(int argc, char **argv)
 		} else if (!strcmp(a, "--impl")) {
 			spec.p.impl = v;
 		} else if (!strcmp(a, "--profile")) {
+			if (strlen(v) >= sizeof(spec.profile))
+				return die("--profile name is too long; 'ptelab list' shows the profiles");
 			snprintf(spec.profile, sizeof(spec.profile), "%s", v);
+			spec.set |= RUN_SET_PROFILE;
 		} else if (!strcmp(a, "--size") || !strcmp(a, "--folio-size")) {
 			if (parse_size(v, &n)) {
 				snprintf(err, sizeof(err),
-					 "malformed size '%s' for %s; use a number with K, M or G, e.g. 64K", v, a);
+					 "malformed size '%s' for %s; use a number with K, M, G or T, e.g. 64K", v, a);
 				return die(err);
 			}
-			if (!strcmp(a, "--size"))
+			if (!strcmp(a, "--size")) {
 				spec.p.size = n;
-			else
+				spec.set |= RUN_OPT_SIZE;
+			} else {
 				spec.p.folio_size = n;
+				spec.set |= RUN_OPT_FOLIO_SIZE;
+			}
 		} else if (!strcmp(a, "--without")) {
 			if (spec.nr_without == MAX_WITHOUT)
 				return die("too many --without switches");
@@ -171,22 +221,30 @@ static int cmd_run(int argc, char **argv)
 			if (parse_u64(v, &n) || n < 1 || n > 1000000)
 				return die("--iterations takes a number from 1 to 1000000");
 			spec.p.iterations = n;
+			spec.set |= RUN_OPT_ITERATIONS;
 		} else if (!strcmp(a, "--lru")) {
 			if (strcmp(v, "mglru") && strcmp(v, "classic"))
 				return die("--lru takes mglru or classic");
 			spec.p.lru = v;
+			spec.set |= RUN_OPT_LRU;
 		} else if (!strcmp(a, "--reclaim")) {
 			if (parse_size(v, &n)) {
 				snprintf(err, sizeof(err), "malformed size '%s' for --reclaim; e.g. 8G", v);
 				return die(err);
 			}
 			spec.p.reclaim = n;
+			spec.set |= RUN_OPT_RECLAIM;
 		} else if (!strcmp(a, "--variant")) {
 			spec.p.variant = v;
+			spec.set |= RUN_OPT_VARIANT;
 		} else if (!strcmp(a, "--seed")) {
 			if (parse_u64(v, &n))
 				return die("--seed takes a non-negative number");
 			spec.p.seed = n;
+		} else if (!strcmp(a, "--timeout")) {
+			if (parse_u64(v, &n) || n > 7 * 24 * 3600)
+				return die("--timeout takes seconds, 0 for none (at most a week)");
+			spec.timeout_s = (unsigned int)n;
 		} else if (!strcmp(a, "--tlb-entries")) {
 			if (parse_u64(v, &n) || n < 16 || n > (1 << 20))
 				return die("--tlb-entries takes a number from 16 to 1048576");
@@ -205,38 +263,49 @@ static int cmd_run(int argc, char **argv)
 			return die(err);
 		}
 	}
-	/* --impl a,b,c: the same workload on several backends, side by side */
-	char impls[512], *save = NULL;
-	const char *names[8];
-	int nr = 0;
 
-	snprintf(impls, sizeof(impls), "%s", spec.p.impl);
-	for (char *t = strtok_r(impls, ",", &save); t && nr < 8; t = strtok_r(NULL, ",", &save))
-		names[nr++] = t;
-	if (nr == 0)
-		return die("--impl needs a backend name");
-	if (nr == 1) {
-		if (run_spec_execute(&spec, &out, err, sizeof(err)))
-			return die(err);
-		if (json)
-			print_run_json(stdout, &spec, &out);
-		else
-			print_run_table(stdout, &spec, &out);
-		return out.ok ? 0 : 1;
-	}
-	static struct run_out outs[8];
-	bool all_ok = true;
+	/* --impl a,b,c: the same workload on several backends, side by side */
+	char impls[4096];
+	const char *names[MAX_IMPLS];
+	int nr = split_impls(spec.p.impl, impls, sizeof(impls), names, MAX_IMPLS, err, sizeof(err));
+	static struct run_spec specs[MAX_IMPLS];
+	static struct run_out outs[MAX_IMPLS];
+	int rc = 0;
+
+	if (nr < 0)
+		return die(err);
+	/* everything is checked (and every backend built) before anything runs */
 	for (int i = 0; i < nr; i++) {
-		spec.p.impl = names[i];
-		if (run_spec_execute(&spec, &outs[i], err, sizeof(err)))
+		specs[i] = spec;
+		specs[i].p.impl = names[i];
+		if (run_spec_validate(&specs[i], err, sizeof(err)))
 			return die(err);
-		all_ok &= outs[i].ok;
-		if (json)
-			print_run_json(stdout, &spec, &outs[i]);
 	}
-	if (!json)
-		print_side_by_side(stdout, &spec, names, outs, nr);
-	return all_ok ? 0 : 1;
+	for (int i = 0; i < nr; i++) {
+		int r = run_spec_execute(&specs[i], &outs[i], err, sizeof(err));
+
+		if (r == -2) {
+			fprintf(stderr, "ptelab: %s\n", err);
+			return 3;
+		}
+		if (r)
+			return die(err);
+		if (outs[i].finding.present) {
+			fprintf(stderr, "ptelab: FINDING: %s\n", outs[i].finding.summary);
+			rc = 1;
+		} else if (!outs[i].ok) {
+			rc = 1;
+		}
+		if (json) {
+			print_run_json(stdout, &specs[i], &outs[i]);
+			fflush(stdout);
+		} else if (nr == 1) {
+			print_run_table(stdout, &specs[i], &outs[i]);
+		}
+	}
+	if (!json && nr > 1)
+		print_side_by_side(stdout, &specs[0], names, outs, nr);
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -249,17 +318,33 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	/* --sanitize first: it may re-execute ptelab with the ASan runtime */
+	if (!strcmp(argv[1], "run") || !strcmp(argv[1], "check"))
+		for (int i = 2; i < argc; i++)
+			if (!strcmp(argv[i], "--sanitize") && ensure_asan_runtime(argv))
+				return 2;
 	if (!strcmp(argv[1], "list"))
 		return cmd_list();
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "kernels")) {
-		if (argc < 4 || strcmp(argv[2], "fetch")) {
-			fprintf(stderr, "ptelab: error: usage: ptelab kernels fetch VERSION... (e.g. 7.3)\n");
-			return 2;
+		bool unverified = false;
+		int nv = 0;
+
+		if (argc < 3 || strcmp(argv[2], "fetch"))
+			return die("usage: ptelab kernels fetch [--allow-unverified] VERSION... (e.g. 7.3)");
+		for (int i = 3; i < argc; i++) {
+			if (!strcmp(argv[i], "--allow-unverified"))
+				unverified = true;
+			else if (argv[i][0] == '-')
+				return die("kernels fetch takes --allow-unverified and versions, e.g. 7.3");
+			else
+				nv++;
 		}
+		if (!nv)
+			return die("usage: ptelab kernels fetch [--allow-unverified] VERSION... (e.g. 7.3)");
 		for (int i = 3; i < argc; i++)
-			if (kernel_fetch(argv[i]))
+			if (argv[i][0] != '-' && kernel_fetch(argv[i], unverified))
 				return 2;
 		return 0;
 	}

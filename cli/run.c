@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* One run: validate the spec, run the workload, model time, report. */
+/*
+ * One run: validate the spec (everything, before anything runs), run the
+ * workload in a child process, model time, report.
+ */
 #include <ctype.h>
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -8,29 +13,37 @@
 
 #include "arch/switches.h"
 #include "cli/cli.h"
+#include "cli/finding.h"
 #include "hw/invariants.h"
+#include "kernel/backend.h"
+#include "kernel/isolate.h"
 
 int parse_size(const char *s, u64 *out)
 {
 	char *end;
 	unsigned long long v;
+	int shift = 0;
 
 	if (!s || !isdigit((unsigned char)*s))
 		return -1;
+	errno = 0;
 	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -1;
 	switch (toupper((unsigned char)*end)) {
-	case 'K': v <<= 10; end++; break;
-	case 'M': v <<= 20; end++; break;
-	case 'G': v <<= 30; end++; break;
-	case 'T': v <<= 40; end++; break;
+	case 'K': shift = 10; end++; break;
+	case 'M': shift = 20; end++; break;
+	case 'G': shift = 30; end++; break;
+	case 'T': shift = 40; end++; break;
 	case 0: break;
 	default: return -1;
 	}
 	if (*end == 'B' || *end == 'b')
 		end++;
-	if (*end || v == 0)
+	/* a size that does not fit in 64 bits is malformed, never wrapped */
+	if (*end || v == 0 || v > (~0ULL >> shift))
 		return -1;
-	*out = v;
+	*out = v << shift;
 	return 0;
 }
 
@@ -63,6 +76,138 @@ void run_spec_defaults(struct run_spec *s, const struct workload *w)
 	s->p.tlbi_range = false;
 	s->p.hafdbs = true;
 	s->p.lru = "mglru";
+	s->timeout_s = DEFAULT_TIMEOUT_S;
+}
+
+static const struct {
+	unsigned int bit;
+	const char *name;
+} run_opt_names[] = {
+	{ RUN_OPT_SIZE, "--size" },         { RUN_OPT_FOLIO_SIZE, "--folio-size" },
+	{ RUN_OPT_PMD_MAPPED, "--pmd-mapped" }, { RUN_OPT_ITERATIONS, "--iterations" },
+	{ RUN_OPT_VARIANT, "--variant" },   { RUN_OPT_LRU, "--lru" },
+	{ RUN_OPT_RECLAIM, "--reclaim" },
+};
+
+/* "--size, --folio-size" for the options in mask. */
+static void opt_list(unsigned int mask, char *buf, size_t n)
+{
+	buf[0] = 0;
+	for (unsigned int i = 0; i < ARRAY_SIZE(run_opt_names); i++)
+		if (mask & run_opt_names[i].bit)
+			snprintf(buf + strlen(buf), n - strlen(buf), "%s%s", buf[0] ? ", " : "",
+				 run_opt_names[i].name);
+	if (!buf[0])
+		snprintf(buf, n, "none");
+}
+
+int run_spec_validate(struct run_spec *s, char *err, size_t errlen)
+{
+	const struct workload *w = s->w;
+	struct run_params *p = &s->p;
+	const char *profile = s->profile[0] ? s->profile :
+			      !strcmp(p->arch, "x86") ? "xeon-silver-4210r" : "arm64-generic";
+	struct profile prof;
+	char list[160];
+
+	if (strcmp(p->arch, "arm64") && strcmp(p->arch, "x86")) {
+		snprintf(err, errlen, "unknown arch '%s'; use --arch arm64 or --arch x86", p->arch);
+		return -1;
+	}
+	for (unsigned int i = 0; i < ARRAY_SIZE(run_opt_names); i++) {
+		if ((s->set & run_opt_names[i].bit) && !(w->opts & run_opt_names[i].bit)) {
+			opt_list(w->opts, list, sizeof(list));
+			snprintf(err, errlen, "%s does not apply to workload %s (it takes: %s)",
+				 run_opt_names[i].name, w->name, list);
+			return -1;
+		}
+	}
+	if (p->size % PAGE_SIZE || p->size > (64ULL << 30)) {
+		snprintf(err, errlen, "--size must be a multiple of 4K and at most 64G (got %llu)",
+			 (unsigned long long)p->size);
+		return -1;
+	}
+	if (p->folio_size < PAGE_SIZE || p->folio_size > SZ_2M ||
+	    (p->folio_size & (p->folio_size - 1))) {
+		snprintf(err, errlen, "--folio-size must be a power of two from 4K to 2M (got %llu)",
+			 (unsigned long long)p->folio_size);
+		return -1;
+	}
+	if (p->pmd_mapped && p->folio_size != SZ_2M) {
+		snprintf(err, errlen, "--pmd-mapped needs --folio-size 2M");
+		return -1;
+	}
+	if ((w->opts & RUN_OPT_SIZE) && (w->opts & RUN_OPT_FOLIO_SIZE) && p->size % p->folio_size) {
+		snprintf(err, errlen, "--size must be a multiple of --folio-size");
+		return -1;
+	}
+	/* what ran is what the JSON says: defaults made explicit */
+	if (w->opts & RUN_OPT_ITERATIONS && !p->iterations)
+		p->iterations = w->default_iterations;
+	if (w->variants && !p->variant) {
+		static char first[64];
+
+		snprintf(first, sizeof(first), "%.*s", (int)strcspn(w->variants, "|"), w->variants);
+		p->variant = first;
+	}
+	if (p->variant && (!w->variants || !variant_ok(w->variants, p->variant))) {
+		snprintf(err, errlen, "workload %s has no variant '%s'%s%s", w->name, p->variant,
+			 w->variants ? "; variants: " : "", w->variants ? w->variants : "");
+		return -1;
+	}
+	if (w->opts & RUN_OPT_RECLAIM) {
+		if (!p->reclaim)
+			p->reclaim = ALIGN_DOWN(p->size / 10 * 8, PAGE_SIZE);
+		if (p->reclaim > p->size || p->reclaim % PAGE_SIZE) {
+			snprintf(err, errlen, "--reclaim must be a multiple of 4K no larger than --size");
+			return -1;
+		}
+	}
+	if (!p->lru || (strcmp(p->lru, "mglru") && strcmp(p->lru, "classic"))) {
+		snprintf(err, errlen, "--lru takes mglru or classic");
+		return -1;
+	}
+	if ((s->set & RUN_SET_PROFILE) && !s->profile[0]) {
+		snprintf(err, errlen, "--profile needs a name; 'ptelab list' shows the profiles");
+		return -1;
+	}
+	if (profile_load(profile, &prof, err, errlen))
+		return -1;
+	if (prof.arch[0] && strcmp(prof.arch, p->arch)) {
+		snprintf(err, errlen, "profile '%s' is for %s, not %s; pick one with --profile",
+			 profile, prof.arch, p->arch);
+		return -1;
+	}
+	if (profile != s->profile)
+		snprintf(s->profile, sizeof(s->profile), "%s", profile);
+
+	bool ref = !strcmp(p->impl, "ref");
+	for (int i = 0; i < s->nr_without; i++) {
+		if (lab_switch_index(s->without[i]) < 0) {
+			snprintf(err, errlen, "unknown switch '%s' for --without; 'ptelab list' shows them",
+				 s->without[i]);
+			return -1;
+		}
+		if (!ref && lab_switch_ref_only(s->without[i])) {
+			snprintf(err, errlen, "--without %s changes only the reference backend (ref); "
+				 "%s runs its tree's own code", s->without[i], p->impl);
+			return -1;
+		}
+	}
+	if (!ref && p->variant && w->ref_only_variants && variant_ok(w->ref_only_variants, p->variant)) {
+		snprintf(err, errlen, "variant '%s' of %s exists only in the reference backend (ref); "
+			 "%s runs its tree's own code", p->variant, w->name, p->impl);
+		return -1;
+	}
+	/* build and load before any run: a tree that does not compile is bad input */
+	const struct contpte_ops *b = contpte_backend_by_name(p->impl, err, errlen);
+	if (!b)
+		return -1;
+	if (!ref && strcmp(p->arch, "arm64")) {
+		snprintf(err, errlen, "impl %s is an arm64 contpte backend; use --arch arm64", p->impl);
+		return -1;
+	}
+	return 0;
 }
 
 static u64 now_ns(void)
@@ -73,68 +218,188 @@ static u64 now_ns(void)
 	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
 }
 
-int run_spec_execute(const struct run_spec *s, struct run_out *o, char *err,
-		     size_t errlen)
+/* What a child run sends back. */
+struct child_result {
+	int rc;
+	char err[512];
+	struct run_out o;
+};
+
+/* In the child process: switches, the workload, its invariants. */
+static void child_run(void *arg)
 {
-	const char *profile = s->profile[0] ? s->profile :
-			      !strcmp(s->p.arch, "x86") ? "xeon-silver-4210r" : "arm64-generic";
-	struct run_params p = s->p;
+	const struct run_spec *s = arg;
+	static struct child_result cr;
+	struct rusage ru;
 	u64 t0;
 
-	memset(o, 0, sizeof(*o));
-	if (strcmp(p.arch, "arm64") && strcmp(p.arch, "x86")) {
-		snprintf(err, errlen, "unknown arch '%s'; use --arch arm64 or --arch x86", p.arch);
-		return -1;
-	}
-	if (p.size % PAGE_SIZE || p.size > (64ULL << 30)) {
-		snprintf(err, errlen, "--size must be a multiple of 4K and at most 64G (got %llu)",
-			 (unsigned long long)p.size);
-		return -1;
-	}
-	if (p.folio_size < PAGE_SIZE || p.folio_size > SZ_2M ||
-	    (p.folio_size & (p.folio_size - 1))) {
-		snprintf(err, errlen, "--folio-size must be a power of two from 4K to 2M (got %llu)",
-			 (unsigned long long)p.folio_size);
-		return -1;
-	}
-	if (p.pmd_mapped && p.folio_size != SZ_2M) {
-		snprintf(err, errlen, "--pmd-mapped needs --folio-size 2M");
-		return -1;
-	}
-	if (p.size % p.folio_size) {
-		snprintf(err, errlen, "--size must be a multiple of --folio-size");
-		return -1;
-	}
-	if (p.variant && (!s->w->variants || !variant_ok(s->w->variants, p.variant))) {
-		snprintf(err, errlen, "workload %s has no variant '%s'%s%s", s->w->name, p.variant,
-			 s->w->variants ? "; variants: " : "", s->w->variants ? s->w->variants : "");
-		return -1;
-	}
-	if (profile_load(profile, &o->prof, err, errlen))
-		return -1;
-	if (o->prof.arch[0] && strcmp(o->prof.arch, p.arch)) {
-		snprintf(err, errlen, "profile '%s' is for %s, not %s; pick one with --profile",
-			 profile, o->prof.arch, p.arch);
-		return -1;
-	}
+	memset(&cr, 0, sizeof(cr));
 	lab_switches_reset();
-	for (int i = 0; i < s->nr_without; i++) {
-		if (lab_switch_off(s->without[i]) < 0) {
-			snprintf(err, errlen, "unknown switch '%s' for --without; 'ptelab list' shows them",
-				 s->without[i]);
+	for (int i = 0; i < s->nr_without; i++)
+		lab_switch_off(s->without[i]);
+	t0 = now_ns();
+	cr.rc = s->w->run(&s->p, &cr.o.r, cr.err, sizeof(cr.err));
+	cr.o.r.host_ns = now_ns() - t0;
+	getrusage(RUSAGE_SELF, &ru);
+	cr.o.r.peak_rss_kb = ru.ru_maxrss;
+	cr.o.viol = hw_violations;
+	isolate_send(&cr, sizeof(cr));
+}
+
+int run_spec_execute(struct run_spec *s, struct run_out *o, char *err, size_t errlen)
+{
+	struct isolate_report rep;
+
+	memset(o, 0, sizeof(*o));
+	if (run_spec_validate(s, err, errlen) || profile_load(s->profile, &o->prof, err, errlen))
+		return -1;
+	if (isolate_run(child_run, s, s->timeout_s, &rep)) {
+		snprintf(err, errlen, "cannot start a process for the run: %s", strerror(errno));
+		return -1;
+	}
+	if (rep.outcome == ISOLATE_DONE && rep.payload_len == sizeof(struct child_result)) {
+		struct child_result *cr = rep.payload;
+		struct profile prof = o->prof;
+
+		if (cr->rc) {
+			snprintf(err, errlen, "%s", cr->err);
+			free(rep.payload);
 			return -1;
 		}
+		*o = cr->o;
+		o->prof = prof;
+		free(rep.payload);
+		o->modelled_ns = profile_modelled_ns(&o->prof, &o->r.measured);
+		o->ok = o->viol.total == 0;
+		return 0;
 	}
-	t0 = now_ns();
-	if (s->w->run(&p, &o->r, err, errlen))
+	free(rep.payload);
+	if (rep.outcome == ISOLATE_HOST_OOM) {
+		snprintf(err, errlen, "%s", rep.message[0] ? rep.message : "the host ran out of memory");
 		return -1;
-	o->r.host_ns = now_ns() - t0;
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	o->r.peak_rss_kb = ru.ru_maxrss;
-	o->modelled_ns = profile_modelled_ns(&o->prof, &o->r.measured);
-	o->ok = hw_violations.total == 0;
-	return 0;
+	}
+	finding_from_report(&rep, s->p.impl, s->timeout_s, &o->finding);
+	o->ok = false;
+	if (o->finding.in_kernel || strcmp(s->p.impl, "ref"))
+		return 0;
+	/* ptelab's own code: not a finding about a kernel, a lab failure */
+	if (rep.outcome == ISOLATE_TIMEOUT) {
+		snprintf(err, errlen, "run of %s on ref took longer than --timeout %u s (last in %s); "
+			 "give a larger --timeout", s->w->name, s->timeout_s, o->finding.function);
+		return -1;
+	}
+	snprintf(err, errlen, "internal error, a bug in ptelab: %s", o->finding.summary);
+	return -2;
+}
+
+/* Single quotes unless the word is plainly safe. */
+static void shell_word(char *buf, size_t len, const char *w)
+{
+	size_t n = strlen(buf);
+	bool plain = *w != 0;
+
+	for (const char *c = w; *c; c++)
+		plain &= isalnum((unsigned char)*c) || strchr("-_./:,=+@%", *c);
+	if (plain) {
+		snprintf(buf + n, len - n, " %s", w);
+		return;
+	}
+	snprintf(buf + n, len - n, " '");
+	for (const char *c = w; *c; c++) {
+		n = strlen(buf);
+		if (*c == '\'')
+			snprintf(buf + n, len - n, "'\\''");
+		else
+			snprintf(buf + n, len - n, "%c", *c);
+	}
+	n = strlen(buf);
+	snprintf(buf + n, len - n, "'");
+}
+
+static const char *const policy_names[] = { "accessed", "first", "random", "adversarial" };
+
+void run_spec_reproducer(const struct run_spec *s, char *buf, size_t len)
+{
+	const struct run_params *p = &s->p;
+	char num[32];
+
+	snprintf(buf, len, "ptelab run %s", s->w->name);
+#define WORD(x) shell_word(buf, len, (x))
+#define NUM(opt, v)                                                     \
+	do {                                                            \
+		WORD(opt);                                              \
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)(v)); \
+		WORD(num);                                              \
+	} while (0)
+	WORD("--arch");
+	WORD(p->arch);
+	WORD("--impl");
+	WORD(p->impl);
+	WORD("--profile");
+	WORD(s->profile);
+	if (s->w->opts & RUN_OPT_SIZE)
+		NUM("--size", p->size);
+	if (s->w->opts & RUN_OPT_FOLIO_SIZE)
+		NUM("--folio-size", p->folio_size);
+	if (p->pmd_mapped)
+		WORD("--pmd-mapped");
+	if (s->w->opts & RUN_OPT_ITERATIONS)
+		NUM("--iterations", p->iterations);
+	if (p->variant && (s->w->opts & RUN_OPT_VARIANT)) {
+		WORD("--variant");
+		WORD(p->variant);
+	}
+	if (s->w->opts & RUN_OPT_LRU) {
+		WORD("--lru");
+		WORD(p->lru);
+	}
+	if (s->w->opts & RUN_OPT_RECLAIM)
+		NUM("--reclaim", p->reclaim);
+	for (int i = 0; i < s->nr_without; i++) {
+		WORD("--without");
+		WORD(s->without[i]);
+	}
+	NUM("--seed", p->seed);
+	NUM("--cpus", p->nr_cpus);
+	WORD("--hw-policy");
+	WORD(policy_names[p->policy]);
+	NUM("--tlb-entries", p->tlb_entries);
+	if (p->tlbi_range)
+		WORD("--tlbi-range");
+	if (!p->hafdbs)
+		WORD("--no-hafdbs");
+	if (s->timeout_s != DEFAULT_TIMEOUT_S)
+		NUM("--timeout", s->timeout_s);
+#undef NUM
+#undef WORD
+}
+
+int split_impls(const char *list, char *buf, size_t buflen, const char **names, int max,
+		char *err, size_t errlen)
+{
+	int n = 0;
+
+	if (strlen(list) >= buflen) {
+		snprintf(err, errlen, "--impl list is too long");
+		return -1;
+	}
+	snprintf(buf, buflen, "%s", list);
+	for (char *t = buf, *next; t; t = next) {
+		next = strchr(t, ',');
+		if (next)
+			*next++ = 0;
+		if (!*t) {
+			snprintf(err, errlen, "--impl '%s' has an empty backend name; "
+				 "use ref, linux-X.Y or tree:PATH, separated by commas", list);
+			return -1;
+		}
+		if (n == max) {
+			snprintf(err, errlen, "--impl names more than %d backends; split the comparison", max);
+			return -1;
+		}
+		names[n++] = t;
+	}
+	return n;
 }
 
 static void json_str(FILE *f, const char *s)
@@ -160,64 +425,180 @@ static void json_events(FILE *f, const struct hw_counters *c)
 	fputc('}', f);
 }
 
-static const char *const policy_names[] = { "accessed", "first", "random", "adversarial" };
+/* JSON has no NaN or infinity: a figure that is not a number is null. */
+static void json_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.17g", v);
+	else
+		fputs("null", f);
+}
+
+static void json_finding(FILE *f, const struct run_spec *s, const struct run_out *o)
+{
+	const struct run_finding *fd = &o->finding;
+	char repro[2048];
+
+	run_spec_reproducer(s, repro, sizeof(repro));
+	fprintf(f, "{\"kind\": ");
+	json_str(f, fd->kind);
+	fprintf(f, ", \"in_kernel_code\": %s, \"signal\": ", fd->in_kernel ? "true" : "false");
+	if (fd->signal[0])
+		json_str(f, fd->signal);
+	else
+		fputs("null", f);
+	if (fd->has_addr)
+		fprintf(f, ", \"fault_address\": \"0x%lx\"", fd->fault_addr);
+	if (!strcmp(fd->kind, "exit") || !strcmp(fd->kind, "lost"))
+		fprintf(f, ", \"exit_status\": %d", fd->exit_status);
+	fprintf(f, ", \"function\": ");
+	json_str(f, fd->function);
+	fprintf(f, ", \"file\": ");
+	json_str(f, fd->file);
+	fprintf(f, ", \"line\": %d, \"inside\": ", fd->line);
+	json_str(f, fd->inner);
+	if (fd->sanitizer[0]) {
+		fprintf(f, ", \"sanitizer\": ");
+		json_str(f, fd->sanitizer);
+	}
+	fprintf(f, ", \"seed\": %llu, \"summary\": ", (unsigned long long)s->p.seed);
+	json_str(f, fd->summary);
+	fprintf(f, ", \"reproducer\": ");
+	json_str(f, repro);
+	fputc('}', f);
+}
 
 void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o)
 {
+	const struct run_params *p = &s->p;
+	unsigned int opts = s->w->opts;
+
 	fprintf(f, "{\"workload\": ");
 	json_str(f, s->w->name);
 	fprintf(f, ", \"arch\": ");
-	json_str(f, s->p.arch);
+	json_str(f, p->arch);
 	fprintf(f, ", \"impl\": ");
-	json_str(f, s->p.impl);
+	json_str(f, p->impl);
 	fprintf(f, ", \"profile\": ");
-	json_str(f, o->prof.name);
-	fprintf(f, ", \"params\": {\"size\": %llu, \"folio_size\": %llu, \"pmd_mapped\": %s, "
-		   "\"cpus\": %d, \"seed\": %llu, \"hw_policy\": \"%s\", \"tlb_entries\": %u, "
-		   "\"tlbi_range\": %s, \"hafdbs\": %s, \"iterations\": %llu, \"variant\": \"%s\", "
-		   "\"lru\": \"%s\", \"reclaim\": %llu, \"without\": [",
-		(unsigned long long)s->p.size, (unsigned long long)s->p.folio_size,
-		s->p.pmd_mapped ? "true" : "false", s->p.nr_cpus,
-		(unsigned long long)s->p.seed, policy_names[s->p.policy], s->p.tlb_entries,
-		s->p.tlbi_range ? "true" : "false", s->p.hafdbs ? "true" : "false",
-		(unsigned long long)s->p.iterations, s->p.variant ? s->p.variant : "",
-		s->p.lru, (unsigned long long)s->p.reclaim);
+	json_str(f, s->profile);
+	/* what ran: options a workload does not read are null */
+	fprintf(f, ", \"params\": {\"size\": ");
+	if (opts & RUN_OPT_SIZE)
+		fprintf(f, "%llu", (unsigned long long)p->size);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"folio_size\": ");
+	if (opts & RUN_OPT_FOLIO_SIZE)
+		fprintf(f, "%llu", (unsigned long long)p->folio_size);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"pmd_mapped\": %s, \"cpus\": %d, \"seed\": %llu, \"hw_policy\": \"%s\", "
+		   "\"tlb_entries\": %u, \"tlbi_range\": %s, \"hafdbs\": %s, \"iterations\": ",
+		p->pmd_mapped ? "true" : "false", p->nr_cpus, (unsigned long long)p->seed,
+		policy_names[p->policy], p->tlb_entries, p->tlbi_range ? "true" : "false",
+		p->hafdbs ? "true" : "false");
+	if (opts & RUN_OPT_ITERATIONS)
+		fprintf(f, "%llu", (unsigned long long)p->iterations);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"variant\": ");
+	if (p->variant)
+		json_str(f, p->variant);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"lru\": ");
+	if (opts & RUN_OPT_LRU)
+		json_str(f, p->lru);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"reclaim\": ");
+	if (opts & RUN_OPT_RECLAIM)
+		fprintf(f, "%llu", (unsigned long long)p->reclaim);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"timeout_s\": %u, \"without\": [", s->timeout_s);
 	for (int i = 0; i < s->nr_without; i++) {
 		fprintf(f, "%s", i ? ", " : "");
 		json_str(f, s->without[i]);
 	}
 	fprintf(f, "]}, \"measured\": ");
 	json_str(f, s->w->measured);
+	if (o->finding.present) {
+		/* no numbers from a run that did not finish */
+		fprintf(f, ", \"events\": null, \"setup_events\": null, \"modelled_ns\": null, "
+			   "\"host_ns\": null, \"peak_rss_kb\": null, \"results\": null, \"finding\": ");
+		json_finding(f, s, o);
+		fprintf(f, ", \"invariants\": {\"ok\": false, \"counts\": {\"kernel_%s\": 1}, "
+			   "\"violations\": [", o->finding.kind);
+		json_str(f, o->finding.summary);
+		fprintf(f, "]}}\n");
+		return;
+	}
 	fprintf(f, ", \"events\": ");
 	json_events(f, &o->r.measured);
 	fprintf(f, ", \"setup_events\": ");
 	json_events(f, &o->r.setup);
-	fprintf(f, ", \"modelled_ns\": %.1f, \"host_ns\": %llu, \"peak_rss_kb\": %ld, \"results\": {",
-		o->modelled_ns, (unsigned long long)o->r.host_ns, o->r.peak_rss_kb);
-	for (int i = 0; i < o->r.nr_extra; i++)
-		fprintf(f, "%s\"%s\": %.17g", i ? ", " : "", o->r.extra_name[i], o->r.extra_val[i]);
-	fprintf(f, "}, \"invariants\": {\"ok\": %s, \"counts\": {", o->ok ? "true" : "false");
-	for (int i = 0, n = 0; i < NR_VIOL_KINDS; i++)
-		if (hw_violations.count[i])
-			fprintf(f, "%s\"%s\": %llu", n++ ? ", " : "", hw_violation_names[i],
-				(unsigned long long)hw_violations.count[i]);
-	fprintf(f, "}, \"violations\": [");
-	for (int i = 0; i < hw_violations.kept; i++) {
+	fprintf(f, ", \"modelled_ns\": ");
+	json_num(f, o->modelled_ns);
+	fprintf(f, ", \"host_ns\": %llu, \"peak_rss_kb\": %ld, \"results\": {",
+		(unsigned long long)o->r.host_ns, o->r.peak_rss_kb);
+	for (int i = 0; i < o->r.nr_extra; i++) {
 		fprintf(f, "%s", i ? ", " : "");
-		json_str(f, hw_violations.msg[i]);
+		json_str(f, o->r.extra_name[i]);
+		fprintf(f, ": ");
+		json_num(f, o->r.extra_val[i]);
+	}
+	fprintf(f, "}, \"finding\": null, \"invariants\": {\"ok\": %s, \"counts\": {",
+		o->ok ? "true" : "false");
+	for (int i = 0, n = 0; i < NR_VIOL_KINDS; i++)
+		if (o->viol.count[i])
+			fprintf(f, "%s\"%s\": %llu", n++ ? ", " : "", hw_violation_names[i],
+				(unsigned long long)o->viol.count[i]);
+	fprintf(f, "}, \"violations\": [");
+	for (int i = 0; i < o->viol.kept; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		json_str(f, o->viol.msg[i]);
 	}
 	fprintf(f, "]}}\n");
 }
 
+void print_finding(FILE *f, const struct run_spec *s, const struct run_out *o)
+{
+	char repro[2048];
+
+	run_spec_reproducer(s, repro, sizeof(repro));
+	fprintf(f, "FINDING: %s\n", o->finding.summary);
+	fprintf(f, "  workload %s, seed %llu; reproduce with:\n    %s\n", s->w->name,
+		(unsigned long long)s->p.seed, repro);
+	if (!o->finding.in_kernel && strcmp(s->p.impl, "ref"))
+		fprintf(f, "  not located in the kernel code: it may have corrupted ptelab's memory; "
+			   "rerun with --sanitize\n");
+}
+
 void print_run_table(FILE *f, const struct run_spec *s, const struct run_out *o)
 {
-	fprintf(f, "workload %s  arch %s  impl %s  profile %s  size %llu  folio %llu%s",
-		s->w->name, s->p.arch, s->p.impl, o->prof.name,
-		(unsigned long long)s->p.size, (unsigned long long)s->p.folio_size,
-		s->p.pmd_mapped ? " (PMD-mapped)" : "");
+	fprintf(f, "workload %s  arch %s  impl %s  profile %s", s->w->name, s->p.arch, s->p.impl,
+		s->profile);
+	if (s->w->opts & RUN_OPT_SIZE)
+		fprintf(f, "  size %llu", (unsigned long long)s->p.size);
+	if (s->w->opts & RUN_OPT_FOLIO_SIZE)
+		fprintf(f, "  folio %llu", (unsigned long long)s->p.folio_size);
+	if (s->p.pmd_mapped)
+		fprintf(f, " (PMD-mapped)");
+	if (s->w->opts & RUN_OPT_ITERATIONS)
+		fprintf(f, "  %s %llu", s->w->iterations_are, (unsigned long long)s->p.iterations);
+	if (s->p.variant)
+		fprintf(f, "  variant %s", s->p.variant);
+	if (s->w->opts & RUN_OPT_LRU)
+		fprintf(f, "  lru %s", s->p.lru);
 	for (int i = 0; i < s->nr_without; i++)
 		fprintf(f, "  --without %s", s->without[i]);
-	fprintf(f, "\n\nevents of the measured phase (%s):\n", s->w->measured);
+	fprintf(f, "\n\n");
+	if (o->finding.present) {
+		print_finding(f, s, o);
+		return;
+	}
+	fprintf(f, "events of the measured phase (%s):\n", s->w->measured);
 	for (int i = 0; i < NR_HW_EVENTS; i++)
 		if (o->r.measured.v[i])
 			fprintf(f, "  %-18s %14llu  %12.3f ms\n", hw_event_names[i],
@@ -229,18 +610,23 @@ void print_run_table(FILE *f, const struct run_spec *s, const struct run_out *o)
 	fprintf(f, "host time %.3f s, peak memory %ld MiB\n", o->r.host_ns / 1e9,
 		o->r.peak_rss_kb / 1024);
 	fprintf(f, "invariants: %s", o->ok ? "ok\n" : "VIOLATED\n");
-	for (int i = 0; i < hw_violations.kept; i++)
-		fprintf(f, "  %s\n", hw_violations.msg[i]);
-	if (hw_violations.total > (u64)hw_violations.kept)
-		fprintf(f, "  ... %llu in all\n", (unsigned long long)hw_violations.total);
+	for (int i = 0; i < o->viol.kept; i++)
+		fprintf(f, "  %s\n", o->viol.msg[i]);
+	if (o->viol.total > (u64)o->viol.kept)
+		fprintf(f, "  ... %llu in all\n", (unsigned long long)o->viol.total);
 }
 
 void print_side_by_side(FILE *f, const struct run_spec *s, const char *const *impls,
 			const struct run_out *outs, int n)
 {
+	const struct run_out *first = NULL;
+
 	fprintf(f, "workload %s  arch %s  size %llu  folio %llu  (events of the measured phase: %s)\n\n",
 		s->w->name, s->p.arch, (unsigned long long)s->p.size,
 		(unsigned long long)s->p.folio_size, s->w->measured);
+	for (int i = 0; i < n && !first; i++)
+		if (!outs[i].finding.present)
+			first = &outs[i];
 	fprintf(f, "%-20s", "event");
 	for (int i = 0; i < n; i++)
 		fprintf(f, " %16.16s", impls[i]);
@@ -253,21 +639,43 @@ void print_side_by_side(FILE *f, const struct run_spec *s, const char *const *im
 		if (!any)
 			continue;
 		fprintf(f, "%-20s", hw_event_names[e]);
-		for (int i = 0; i < n; i++)
-			fprintf(f, " %16llu", (unsigned long long)outs[i].r.measured.v[e]);
+		for (int i = 0; i < n; i++) {
+			if (outs[i].finding.present)
+				fprintf(f, " %16s", "-");
+			else
+				fprintf(f, " %16llu", (unsigned long long)outs[i].r.measured.v[e]);
+		}
 		fprintf(f, "\n");
 	}
-	for (int x = 0; x < outs[0].r.nr_extra; x++) {
-		fprintf(f, "%-20s", outs[0].r.extra_name[x]);
-		for (int i = 0; i < n; i++)
-			fprintf(f, " %16.6g", outs[i].r.extra_val[x]);
+	for (int x = 0; first && x < first->r.nr_extra; x++) {
+		fprintf(f, "%-20s", first->r.extra_name[x]);
+		for (int i = 0; i < n; i++) {
+			if (outs[i].finding.present)
+				fprintf(f, " %16s", "-");
+			else
+				fprintf(f, " %16.6g", outs[i].r.extra_val[x]);
+		}
 		fprintf(f, "\n");
 	}
 	fprintf(f, "%-20s", "modelled ms");
-	for (int i = 0; i < n; i++)
-		fprintf(f, " %16.3f", outs[i].modelled_ns / 1e6);
+	for (int i = 0; i < n; i++) {
+		if (outs[i].finding.present)
+			fprintf(f, " %16s", "-");
+		else
+			fprintf(f, " %16.3f", outs[i].modelled_ns / 1e6);
+	}
 	fprintf(f, "\n%-20s", "invariants");
 	for (int i = 0; i < n; i++)
-		fprintf(f, " %16s", outs[i].ok ? "ok" : "VIOLATED");
-	fprintf(f, "\nprofile %s\n", outs[0].prof.name);
+		fprintf(f, " %16s", outs[i].finding.present ? outs[i].finding.kind :
+				    outs[i].ok ? "ok" : "VIOLATED");
+	fprintf(f, "\nprofile %s\n", s->profile);
+	for (int i = 0; i < n; i++) {
+		if (!outs[i].finding.present)
+			continue;
+		struct run_spec one = *s;
+
+		one.p.impl = impls[i];
+		fprintf(f, "\n");
+		print_finding(f, &one, &outs[i]);
+	}
 }

@@ -6,16 +6,30 @@
 
 #include "hw/host.h"
 
+static void (*reporter)(const char *line);
+
+void host_oom_set_reporter(void (*fn)(const char *line))
+{
+	reporter = fn;
+}
+
 void host_oom(const char *what, size_t bytes)
 {
 	char line[256];
-	int n = snprintf(line, sizeof(line),
-			 "ptelab: error: the host ran out of memory allocating %zu bytes for %s; "
-			 "use a smaller --size or free memory on this machine\n", bytes, what);
+	size_t n;
 
-	/* stdio may need the memory that is missing: write(2) directly */
-	if (n > 0 && write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
-		n = 0;
+	/* snprintf into the stack only: malloc is what just failed */
+	snprintf(line, sizeof(line) - 1,
+		 "the host ran out of memory allocating %zu bytes for %s; "
+		 "use a smaller --size or free memory on this machine", bytes, what);
+	if (reporter) {
+		reporter(line);
+		_exit(HOST_OOM_EXIT);
+	}
+	n = strlen(line);
+	line[n++] = '\n';
+	if (write(2, "ptelab: error: ", 15) < 0 || write(2, line, n) < 0)
+		_exit(HOST_OOM_EXIT);
 	_exit(HOST_OOM_EXIT);
 }
 

@@ -14,6 +14,8 @@
 
 /* Prints "ptelab: error: the host ran out of memory ..." and _exit()s. */
 __attribute__((noreturn)) void host_oom(const char *what, size_t bytes);
+/* Who hears that line instead of stderr (a child run tells its parent). */
+void host_oom_set_reporter(void (*fn)(const char *line));
 
 /* calloc/malloc/realloc/posix_memalign that never return NULL. */
 void *host_calloc(size_t n, size_t size, const char *what);

@@ -17,4 +17,19 @@ static inline u64 xorshift_rnd(u64 *state, u64 n)
 	return x % n;
 }
 
+/*
+ * A well-mixed, never-zero starting state for seed (splitmix64): nearby
+ * seeds give unrelated sequences, unlike "seed | 1", which maps 2k and
+ * 2k + 1 to the same state.
+ */
+static inline u64 xorshift_seed(u64 seed)
+{
+	u64 z = seed + 0x9E3779B97F4A7C15ULL;
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	z ^= z >> 31;
+	return z ? z : 0x9E3779B97F4A7C15ULL;
+}
+
 #endif

@@ -16,6 +16,7 @@
 #include "hw/invariants.h"
 #include "hw/profile.h"
 #include "kernel/backend.h"
+#include "kernel/spawn.h"
 
 const char *const kernel_fetchable[] = { "6.12", "7.2", "7.3", NULL };
 
@@ -38,6 +39,7 @@ struct kernel_backend {
 	struct contpte_ops ops;
 	char name[PATH_MAX + 8];
 	char version[32];
+	char so_path[PATH_MAX + 128];
 	void *handle;
 	void (*real_try_fold)(struct mm_struct *, unsigned long, pte_t *, pte_t);
 	void (*real_try_unfold)(struct mm_struct *, unsigned long, pte_t *, pte_t);
@@ -146,10 +148,71 @@ static void first_error(const char *log, char *out, size_t n)
 	snprintf(out, n, "%.*s", (int)min((size_t)(end ? end - start : (long)strlen(start)), (size_t)300), start);
 }
 
+/* Every regular file under dir, in name order: paths and contents. */
+static u64 hash_tree(u64 h, const char *dir)
+{
+	struct dirent **ents;
+	int n = scandir(dir, &ents, NULL, alphasort);
+
+	for (int i = 0; i < n; i++) {
+		char path[PATH_MAX], *text = NULL;
+		struct stat st;
+
+		if (ents[i]->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s", dir, ents[i]->d_name);
+			if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+				h = hash_tree(h, path);
+			} else if (!read_file(path, &text)) {
+				h = fnv1a(fnv1a(h, ents[i]->d_name), text);
+				free(text);
+			}
+		}
+		free(ents[i]);
+	}
+	if (n >= 0)
+		free(ents);
+	return h;
+}
+
+/*
+ * Which compiler: its resolved path and the file's identity (inode, size,
+ * mtime), so a different or upgraded compiler builds anew.
+ */
+static u64 compiler_identity(u64 h, const char *cc)
+{
+	char path[PATH_MAX], buf[PATH_MAX + 80];
+	struct stat st;
+	const char *env = getenv("PATH");
+
+	snprintf(path, sizeof(path), "%s", cc);
+	if (!strchr(cc, '/') && env) {
+		char dirs[8192], *save = NULL;
+
+		snprintf(dirs, sizeof(dirs), "%s", env);
+		for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+			snprintf(path, sizeof(path), "%s/%s", d, cc);
+			if (!access(path, X_OK))
+				break;
+		}
+	}
+	if (stat(path, &st))
+		return fnv1a(h, cc);
+	snprintf(buf, sizeof(buf), "%s %llu %llu %lld", path, (unsigned long long)st.st_ino,
+		 (unsigned long long)st.st_size, (long long)st.st_mtime);
+	return fnv1a(h, buf);
+}
+
+static bool sanitize;
+
+void kernel_backends_sanitize(bool on)
+{
+	sanitize = on;
+}
+
 static int build_backend(const char *name, const char *tree, char *so_path,
 			 size_t so_len, char *version, char *err, size_t errlen)
 {
-	char path[PATH_MAX + 64], *mk = NULL, *src = NULL, *pgt = NULL;
+	char path[PATH_MAX + 64], *mk = NULL, *src = NULL, *pgt = NULL, *pgt_text = NULL;
 	int v, p, s;
 	bool tlbf, batched, mkcont_type;
 
@@ -176,6 +239,7 @@ static int build_backend(const char *name, const char *tree, char *so_path,
 	snprintf(path, sizeof(path), "%s/arch/arm64/include/asm/pgtable.h", tree);
 	mkcont_type = false;
 	if (!read_file(path, &pgt)) {
+		pgt_text = strdup(pgt);
 		const char *m = strstr(pgt, "pte_t pte_mkcont(pte_t pte)");
 		const char *e = m ? strstr(m, "\n}") : NULL;
 
@@ -186,11 +250,12 @@ static int build_backend(const char *name, const char *tree, char *so_path,
 		free(pgt);
 	}
 
-	/* the object depends on the kernel file and on every shim header */
+	/*
+	 * The object depends on the kernel file and on every shim header (the
+	 * lab headers the shim includes are listed; kernel/shim/ is hashed whole).
+	 */
 	static const char *const shim_files[] = {
-		"kernel/shim/shim.h", "kernel/shim/include/linux/mm.h",
-		"kernel/shim/include/linux/efi.h", "kernel/shim/include/linux/export.h",
-		"kernel/shim/include/asm/tlbflush.h", "arch/pte_types.h",
+		"arch/pte_types.h",
 		"arch/arm64/pgtable-hwdef.h", "arch/arm64/pte.h", "arch/arm64/raw.h",
 		"arch/arm64/tlbflush.h", "arch/arm64/tlbflags.h", "mm/page.h", "mm/mm_types.h", "hw/events.h",
 	};
@@ -203,53 +268,102 @@ static int build_backend(const char *name, const char *tree, char *so_path,
 		snprintf(path, sizeof(path), "%s/%s", lab_home(), shim_files[i]);
 		if (read_file(path, &text)) {
 			snprintf(err, errlen, "shim header %s is missing; reinstall ptelab", path);
+			free(pgt_text);
 			return -1;
 		}
 		h = fnv1a(h, text);
 		free(text);
 	}
 
+	snprintf(path, sizeof(path), "%s/kernel/shim", lab_home());
+	h = hash_tree(h, path);
+
 	char safe[80];
 	snprintf(safe, sizeof(safe), "%s", name);
 	for (char *c = safe; *c; c++)
 		if (!isalnum((unsigned char)*c) && *c != '.' && *c != '-')
 			*c = '_';
+
+	/*
+	 * The compiler command, as an argument vector: no shell ever sees the
+	 * tree's path. $CC may hold words ("ccache gcc"), split at blanks only.
+	 */
+	char cc_buf[512], *argv[64], kver[48], inc_lab[PATH_MAX + 8], inc_shim[PATH_MAX + 32],
+		shim_h[PATH_MAX + 32], src_path[PATH_MAX + 64], tmp[PATH_MAX + 16];
+	const char *cc = getenv("CC");
+	int argc = spawn_split_words(cc && *cc ? cc : "cc", cc_buf, sizeof(cc_buf), argv, 8);
+	char *const flags[] = { "-std=gnu11", "-O2", "-g", "-fPIC", "-shared", "-w" };
+	char *const asan_flags[] = { "-fsanitize=address", "-fno-omit-frame-pointer" };
+
+	if (argc == 0) {
+		snprintf(err, errlen, "$CC is empty; unset it or name a C compiler");
+		return -1;
+	}
+	for (unsigned int i = 0; i < ARRAY_SIZE(flags); i++)
+		argv[argc++] = flags[i];
+	for (unsigned int i = 0; sanitize && i < ARRAY_SIZE(asan_flags); i++)
+		argv[argc++] = asan_flags[i];
+	snprintf(kver, sizeof(kver), "-DPTELAB_KVER=%d", (v << 16) + (p << 8) + (s < 0 ? 0 : s));
+	argv[argc++] = kver;
+	if (tlbf)
+		argv[argc++] = "-DPTELAB_TLBF";
+	if (batched)
+		argv[argc++] = "-DPTELAB_BATCHED_YOUNG";
+	if (mkcont_type)
+		argv[argc++] = "-DPTELAB_MKCONT_TYPE_PAGE";
+	snprintf(inc_lab, sizeof(inc_lab), "-I%s", lab_home());
+	snprintf(inc_shim, sizeof(inc_shim), "-I%s/kernel/shim/include", lab_home());
+	snprintf(shim_h, sizeof(shim_h), "%s/kernel/shim/shim.h", lab_home());
+	snprintf(src_path, sizeof(src_path), "%s/arch/arm64/mm/contpte.c", tree);
+	argv[argc++] = inc_lab;
+	argv[argc++] = inc_shim;
+	argv[argc++] = "-include";
+	argv[argc++] = shim_h;
+	argv[argc++] = "-o";
+	int out_arg = argc++;
+	argv[argc++] = src_path;
+	argv[argc] = NULL;
+
+	/* the cache key covers every input: the command and the compiler too */
+	for (int i = 0; i < argc; i++)
+		if (i != out_arg)
+			h = fnv1a(fnv1a(h, argv[i]), "\x1f");
+	h = fnv1a(h, pgt_text ? pgt_text : "");
+	h = compiler_identity(h, argv[0]);
+	free(pgt_text);
+
 	snprintf(path, sizeof(path), "%s/build/backends", lab_home());
 	mkdir(path, 0777);
-	snprintf(so_path, so_len, "%s/%.60s-%016llx.so", path, safe, (unsigned long long)h);
+	snprintf(so_path, so_len, "%s/%.60s%s-%016llx.so", path, safe, sanitize ? "-asan" : "",
+		 (unsigned long long)h);
 	if (!access(so_path, R_OK))
 		return 0;
 
-	char cmd[4 * PATH_MAX], log_path[PATH_MAX + 16], tmp[PATH_MAX + 16];
-	/* per-process names: two runs may build the same backend at once */
-	snprintf(log_path, sizeof(log_path), "%s.%d.log", so_path, (int)getpid());
+	/* a per-process name: two runs may build the same backend at once */
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", so_path, (int)getpid());
-	snprintf(cmd, sizeof(cmd),
-		 "${CC:-cc} -std=gnu11 -O2 -fPIC -shared -w -DPTELAB_KVER=%d %s%s%s"
-		 "-I'%s' -I'%s/kernel/shim/include' -include '%s/kernel/shim/shim.h' "
-		 "-o '%s' '%s/arch/arm64/mm/contpte.c' >'%s' 2>&1",
-		 (v << 16) + (p << 8) + (s < 0 ? 0 : s), tlbf ? "-DPTELAB_TLBF " : "",
-		 batched ? "-DPTELAB_BATCHED_YOUNG " : "",
-		 mkcont_type ? "-DPTELAB_MKCONT_TYPE_PAGE " : "", lab_home(), lab_home(),
-		 lab_home(), tmp, tree, log_path);
-	fprintf(stderr, "ptelab: building backend %s (kernel %s)...\n", name, version);
-	int rc = system(cmd);
+	argv[out_arg] = tmp;
+	fprintf(stderr, "ptelab: building backend %s (kernel %s)%s...\n", name, version,
+		sanitize ? " with AddressSanitizer" : "");
+	char *log = NULL;
+	int rc = spawn_run(argv, SPAWN_CAPTURE, &log);
 	if (rc != 0) {
-		char *log = NULL, line[320] = "unknown error";
+		char line[320] = "unknown error";
 
-		if (!read_file(log_path, &log)) {
+		if (rc < 0)
+			snprintf(line, sizeof(line), "cannot run the compiler '%s': %s (set CC to a C compiler)",
+				 argv[0], strerror(errno));
+		else if (log)
 			first_error(log, line, sizeof(line));
-			free(log);
-		}
+		free(log);
 		snprintf(err, errlen, "contpte.c of kernel %s (%s) does not compile against the shim: %s",
 			 version, tree, line);
 		unlink(tmp);
-		unlink(log_path);
 		return -1;
 	}
-	unlink(log_path);
+	free(log);
 	if (rename(tmp, so_path)) {
 		snprintf(err, errlen, "cannot write %s: %s", so_path, strerror(errno));
+		unlink(tmp);
 		return -1;
 	}
 	return 0;
@@ -274,6 +388,7 @@ static const struct contpte_ops *load_backend(const char *name, const char *so,
 	kb = calloc(1, sizeof(*kb));
 	snprintf(kb->name, sizeof(kb->name), "%s", name);
 	snprintf(kb->version, sizeof(kb->version), "%s", version);
+	snprintf(kb->so_path, sizeof(kb->so_path), "%s", so);
 	kb->handle = handle;
 	kb->ops.name = kb->name;
 	kb->ops.version = kb->version;
@@ -350,18 +465,44 @@ int kernel_fetched(char names[][64], int max)
 	return lab_list_dir("build/kernels", "linux-", "", names, max);
 }
 
-int kernel_fetch(const char *version)
+int kernel_fetch(const char *version, bool allow_unverified)
 {
-	char cmd[2 * PATH_MAX];
+	char script[PATH_MAX + 32], build[PATH_MAX + 16];
+	const char *c = version;
+	int major = 0, minor = 0;
 
-	for (const char *c = version; *c; c++) {
-		if (!isdigit((unsigned char)*c) && *c != '.') {
-			fprintf(stderr, "ptelab: error: bad kernel version '%s'; use e.g. 6.12\n", version);
-			return 2;
+	/* MAJOR.MINOR exactly; fetch.sh would refuse too, but in its own words */
+	while (isdigit((unsigned char)*c))
+		c++, major++;
+	if (*c == '.')
+		for (c++; isdigit((unsigned char)*c); c++)
+			minor++;
+	if (*c || !major || !minor) {
+		fprintf(stderr, "ptelab: error: bad kernel version '%s'; use MAJOR.MINOR, e.g. 6.12\n",
+			version);
+		return 2;
+	}
+	snprintf(script, sizeof(script), "%s/kernel/fetch.sh", lab_home());
+	snprintf(build, sizeof(build), "%s/build", lab_home());
+	if (allow_unverified)
+		setenv("PTELAB_ALLOW_UNVERIFIED", "1", 1);
+	char *argv[] = { "bash", script, (char *)version, build, NULL };
+	int rc = spawn_run(argv, SPAWN_STDOUT_TO_STDERR, NULL);
+	if (rc < 0) {
+		fprintf(stderr, "ptelab: error: cannot run bash for kernel/fetch.sh: %s\n", strerror(errno));
+		return 2;
+	}
+	return rc == 0 ? 0 : 2;
+}
+
+const char *kernel_backend_of_object(const char *path, const char **version)
+{
+	for (int i = 0; path && i < nr_loaded; i++) {
+		if (!strcmp(loaded[i]->so_path, path)) {
+			if (version)
+				*version = loaded[i]->version;
+			return loaded[i]->name;
 		}
 	}
-	snprintf(cmd, sizeof(cmd), "bash '%s/kernel/fetch.sh' '%s' '%s/build' >&2", lab_home(),
-		 version, lab_home());
-	int rc = system(cmd);
-	return rc == 0 ? 0 : 2;
+	return NULL;
 }

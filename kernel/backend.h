@@ -7,6 +7,7 @@
 #ifndef PTELAB_KERNEL_BACKEND_H
 #define PTELAB_KERNEL_BACKEND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct contpte_ops;
@@ -25,7 +26,19 @@ const struct contpte_ops *contpte_backend_by_name(const char *impl, char *err,
 /* Fetched kernel sources under build/kernels, sorted; returns how many. */
 int kernel_fetched(char names[][64], int max);
 
-/* `ptelab kernels fetch X.Y`: runs kernel/fetch.sh; exit status. */
-int kernel_fetch(const char *version);
+/*
+ * `ptelab kernels fetch X.Y`: runs kernel/fetch.sh; exit status.
+ * allow_unverified: accept package lists no available keyring verifies.
+ */
+int kernel_fetch(const char *version, bool allow_unverified);
+
+/* Build (and load) kernel backends with AddressSanitizer from now on. */
+void kernel_backends_sanitize(bool on);
+
+/*
+ * The backend whose shared object is the file at path (as dladdr names
+ * it), and its kernel version; NULL if it is not a loaded kernel backend.
+ */
+const char *kernel_backend_of_object(const char *path, const char **version);
 
 #endif

@@ -24,6 +24,10 @@
 #                          (default "bookworm-backports trixie-backports sid")
 #   PTELAB_DEBIAN_KEYRING  trusted keyring (default the system's
 #                          /usr/share/keyrings/debian-archive-keyring.gpg)
+#   PTELAB_ALLOW_UNVERIFIED=1  when no keyring verifies a suite, read its
+#                          package lists unsigned (apt's trusted=yes); off
+#                          unless asked for (ptelab kernels fetch
+#                          --allow-unverified)
 
 set -euo pipefail
 
@@ -116,6 +120,7 @@ mkdir -p "$APT_DIR/keyrings"
 if command -v flock >/dev/null 2>&1; then
 	exec 9>"$APT_DIR/fetch.lock"
 	flock 9
+	LOCKED=1
 	if is_cached; then # another run fetched it while we waited
 		msg "$PKG already fetched in $DEST"
 		printf '%s\n' "$DEST"
@@ -124,6 +129,16 @@ if command -v flock >/dev/null 2>&1; then
 fi
 
 : >"$LOG"
+# A fetch killed earlier (SIGKILL skips the EXIT trap) leaves its temporary
+# directory; we hold the lock, so no other fetch is using one now.
+if [[ ${LOCKED:-0} == 1 ]]; then
+	for stale in "$BUILD_DIR"/.fetch-*; do
+		if [[ -d $stale ]]; then
+			rm -rf "$stale"
+			msg "removed $(basename "$stale") left by an interrupted fetch"
+		fi
+	done
+fi
 TMP=$(mktemp -d "$BUILD_DIR/.fetch-$VERSION.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
@@ -274,9 +289,15 @@ if [[ ${#UNVERIFIED[@]} -gt 0 ]] && ! has_package && [[ ! -s $PRIV_KEYRING ]]; t
 fi
 
 if [[ ${#UNVERIFIED[@]} -gt 0 ]] && ! has_package; then
-	# LAST RESORT: no keyring we can obtain verifies these suites, and the
-	# package is not in any verified one.  trusted=yes makes apt accept
-	# them unsigned; only those suites get it, and we say so loudly.
+	# LAST RESORT, only when asked for: no keyring we can obtain verifies
+	# these suites, and the package is not in any verified one.
+	# trusted=yes makes apt accept them unsigned, so whoever controls the
+	# network path could hand us any kernel source; only those suites get
+	# it, and we say so loudly.
+	if [[ ${PTELAB_ALLOW_UNVERIFIED:-0} != 1 ]]; then
+		die "no available keyring verifies ${UNVERIFIED[*]} (details in $LOG)" \
+			"install a newer debian-archive-keyring, or accept unsigned package lists with 'ptelab kernels fetch --allow-unverified $VERSION' (anyone on the network path could then substitute the source)"
+	fi
 	msg "WARNING: using UNVERIFIED (trusted=yes) package lists for: ${UNVERIFIED[*]}"
 	{
 		for s in $SUITES; do

@@ -170,8 +170,12 @@ const struct workload workload_exit = {
 	.name = "exit",
 	.help = "S2: exit_mmap of a kernel-build-like population of processes (measured)",
 	.measured = "exit_mmap of every process",
+	.opts = RUN_OPT_SIZE | RUN_OPT_ITERATIONS | RUN_OPT_VARIANT,
 	.default_size = 24UL << 20,
 	.default_folio_size = SZ_64K,
 	.variants = "clear-ptes|baseline|no-opt|simple-full|robust-full",
+	.default_iterations = 1000,
+	.iterations_are = "processes",
+	.ref_only_variants = "no-opt|simple-full|robust-full",
 	.run = exit_run,
 };

@@ -62,11 +62,16 @@ static int folio_run(struct fuzz *t, u64 page, u64 *first)
 	return (int)nr;
 }
 
+u64 fuzz_rng_start(u64 seed)
+{
+	return xorshift_seed(seed);
+}
+
 void fuzz_sequence(u64 seed, int order, int nr_ops, bool lifecycle)
 {
 	struct fuzz t;
 
-	rng = seed | 1;
+	rng = fuzz_rng_start(seed);
 	t.cpu = &hw_machine.cpu[0];
 	t.mm = mm_alloc();
 	if (!t.mm || !mmap_anon(t.mm, T_BASE, P_SIZE, VM_READ | VM_WRITE, order, false)) {
@@ -216,6 +221,11 @@ void fuzz_sequence(u64 seed, int order, int nr_ops, bool lifecycle)
 }
 
 
+u64 fuzz_sequence_seed(u64 run_seed, u64 s)
+{
+	return run_seed * 0x9E3779B97F4A7C15ULL + s + 1;
+}
+
 /* The fuzz workload: --iterations sequences of FUZZ_OPS operations each. */
 #define FUZZ_OPS 2000
 
@@ -228,7 +238,7 @@ static int fuzz_run(const struct run_params *p, struct run_result *r, char *err,
 	if (lab_machine_setup(p, FUZZ_PAGES * 2 + 8192, err, errlen))
 		return -1;
 	for (u64 s = 0; s < seqs; s++)
-		fuzz_sequence(p->seed * 0x9E3779B97F4A7C15ULL + s + 1, lab_folio_order(p->folio_size),
+		fuzz_sequence(fuzz_sequence_seed(p->seed, s), lab_folio_order(p->folio_size),
 			      FUZZ_OPS, lifecycle);
 	mm_check_all_freed();
 	r->measured = hw_events;
@@ -242,8 +252,11 @@ const struct workload workload_fuzz = {
 	.name = "fuzz",
 	.help = "random page-table and lifecycle operations checked against a model (ptelab check)",
 	.measured = "the whole run",
+	.opts = RUN_OPT_FOLIO_SIZE | RUN_OPT_ITERATIONS | RUN_OPT_VARIANT,
 	.default_size = FUZZ_SIZE,
 	.default_folio_size = SZ_64K,
 	.variants = "lifecycle|pte-only",
+	.default_iterations = 16,
+	.iterations_are = "sequences",
 	.run = fuzz_run,
 };

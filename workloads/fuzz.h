@@ -23,4 +23,10 @@
  */
 void fuzz_sequence(u64 seed, int folio_order, int nr_ops, bool lifecycle);
 
+/* The seed of sequence s of a fuzz run with --seed run_seed. */
+u64 fuzz_sequence_seed(u64 run_seed, u64 s);
+
+/* The generator state a sequence seed starts from (distinct seeds differ). */
+u64 fuzz_rng_start(u64 seed);
+
 #endif

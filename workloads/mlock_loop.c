@@ -70,8 +70,11 @@ const struct workload workload_mlock_loop = {
 	.name = "mlock-loop",
 	.help = "S4: mlock / write+read every page / munlock, --iterations times (default 500)",
 	.measured = "the mlock/touch/munlock loop",
+	.opts = RUN_OPT_SIZE | RUN_OPT_FOLIO_SIZE | RUN_OPT_ITERATIONS | RUN_OPT_VARIANT,
 	.default_size = 4096UL * 16 * PAGE_SIZE,
 	.default_folio_size = SZ_64K,
 	.variants = "touched|cold",
+	.default_iterations = 500,
+	.iterations_are = "mlock/touch/munlock rounds",
 	.run = mlock_loop_run,
 };

@@ -52,6 +52,7 @@ const struct workload workload_munmap = {
 	.name = "munmap",
 	.help = "S5: map+touch anonymous mTHP memory, then munmap it (measured)",
 	.measured = "munmap",
+	.opts = RUN_OPT_SIZE | RUN_OPT_FOLIO_SIZE | RUN_OPT_PMD_MAPPED,
 	.default_size = SZ_1G,
 	.default_folio_size = SZ_64K,
 	.run = munmap_run,

@@ -130,6 +130,7 @@ const struct workload workload_reclaim_file = {
 	.name = "reclaim-file",
 	.help = "S1: read a clean file of large folios, reclaim 80% via memory.reclaim (measured)",
 	.measured = "memory.reclaim",
+	.opts = RUN_OPT_SIZE | RUN_OPT_FOLIO_SIZE | RUN_OPT_VARIANT | RUN_OPT_LRU | RUN_OPT_RECLAIM,
 	.default_size = 10UL << 30,
 	.default_folio_size = SZ_64K,
 	.variants = "plain|rehot",

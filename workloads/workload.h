@@ -18,10 +18,11 @@ struct run_params {
 	u32 tlb_entries, tlb_ways;
 	bool tlbi_range;
 	bool hafdbs;
+	/* workload options; the CLI fills in defaults before a run */
 	u64 iterations;         /* 0: the workload's default */
 	const char *variant;    /* workload-specific; NULL: the default */
 	const char *lru;        /* "mglru" or "classic" */
-	u64 reclaim;            /* bytes to reclaim (reclaim workloads) */
+	u64 reclaim;            /* bytes to reclaim (reclaim workloads); 0: 80% */
 };
 
 #define RUN_MAX_EXTRA 8
@@ -37,13 +38,33 @@ struct run_result {
 	double extra_val[RUN_MAX_EXTRA];
 };
 
+/*
+ * The workload options a workload reads (machine options -- arch, impl,
+ * profile, cpus, seed, hw-policy, TLB, hafdbs -- apply to every one).
+ * Giving one it does not read is an error, not a silent no-op.
+ */
+enum run_opt {
+	RUN_OPT_SIZE = 1 << 0,
+	RUN_OPT_FOLIO_SIZE = 1 << 1,
+	RUN_OPT_PMD_MAPPED = 1 << 2,
+	RUN_OPT_ITERATIONS = 1 << 3,
+	RUN_OPT_VARIANT = 1 << 4,
+	RUN_OPT_LRU = 1 << 5,
+	RUN_OPT_RECLAIM = 1 << 6,
+};
+
 struct workload {
 	const char *name;
 	const char *help;
 	const char *measured; /* what the measured phase is */
+	unsigned int opts;      /* RUN_OPT_* it reads */
 	u64 default_size;
 	u64 default_folio_size;
+	u64 default_iterations; /* with RUN_OPT_ITERATIONS */
+	const char *iterations_are; /* what one iteration is ("processes", ...) */
 	const char *variants;   /* "a|b|c", first is the default; NULL: none */
+	/* variants that exist only in the reference backend's code */
+	const char *ref_only_variants;
 	/* returns 0, or -1 with a one-line reason in err */
 	int (*run)(const struct run_params *p, struct run_result *r, char *err,
 		   size_t errlen);

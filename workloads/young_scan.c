@@ -72,6 +72,7 @@ const struct workload workload_young_scan = {
 	.name = "young-scan",
 	.help = "rmap-style young test-and-clear over every folio's PTEs (S1/S4 microbenchmark)",
 	.measured = "two young-scan passes",
+	.opts = RUN_OPT_SIZE | RUN_OPT_FOLIO_SIZE,
 	.default_size = 64UL << 20,
 	.default_folio_size = SZ_64K,
 	.run = young_scan_run,
