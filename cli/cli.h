@@ -55,7 +55,7 @@ struct run_out {
 	struct run_finding finding;
 };
 
-/* Bytes from "4096", "64K", "2M", "1G", "1T"; -1 if malformed or too large. */
+/* Bytes from "4096", "64K", "2M", "1G", "1T"; -1 if malformed, -2 if over 64 bits. */
 int parse_size(const char *s, u64 *out);
 void run_spec_defaults(struct run_spec *s, const struct workload *w);
 /*

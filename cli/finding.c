@@ -108,7 +108,10 @@ void finding_from_report(const struct isolate_report *rep, const char *impl,
 			snprintf(f->signal, sizeof(f->signal), "%s", isolate_signal_name(rep->signo));
 			f->has_addr = rep->has_addr;
 			f->fault_addr = rep->fault_addr;
-			if (rep->has_addr)
+			if (rep->stack_overflow)
+				snprintf(what, sizeof(what), "%s (stack overflow) at address 0x%lx", f->signal,
+					 rep->fault_addr);
+			else if (rep->has_addr)
 				snprintf(what, sizeof(what), "%s at address 0x%lx", f->signal, rep->fault_addr);
 			else
 				snprintf(what, sizeof(what), "%s", f->signal);

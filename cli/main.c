@@ -197,7 +197,14 @@ static int cmd_run(int argc, char **argv)
 			snprintf(spec.profile, sizeof(spec.profile), "%s", v);
 			spec.set |= RUN_SET_PROFILE;
 		} else if (!strcmp(a, "--size") || !strcmp(a, "--folio-size")) {
-			if (parse_size(v, &n)) {
+			int r = parse_size(v, &n);
+
+			if (r == -2) {
+				snprintf(err, sizeof(err), "size '%s' for %s is too large (more than 16 EiB); "
+					 "use at most 64G", v, a);
+				return die(err);
+			}
+			if (r) {
 				snprintf(err, sizeof(err),
 					 "malformed size '%s' for %s; use a number with K, M, G or T, e.g. 64K", v, a);
 				return die(err);
@@ -229,7 +236,7 @@ static int cmd_run(int argc, char **argv)
 			spec.set |= RUN_OPT_LRU;
 		} else if (!strcmp(a, "--reclaim")) {
 			if (parse_size(v, &n)) {
-				snprintf(err, sizeof(err), "malformed size '%s' for --reclaim; e.g. 8G", v);
+				snprintf(err, sizeof(err), "malformed or too large size '%s' for --reclaim; e.g. 8G", v);
 				return die(err);
 			}
 			spec.p.reclaim = n;

@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "kernel/backend.h"
+#include "kernel/spawn.h"
 
 struct experiment {
 	const char *name;
@@ -27,17 +29,39 @@ static FILE *out_file(const char *dir, const char *name)
 	return fopen(path, "w");
 }
 
+/* A lab failure that ends reproduce: 2 for an error, 3 for a ptelab bug. */
+static int fatal = 2;
+
+/*
+ * One run: 0 if it ran (its invariants may still have failed: o->ok),
+ * 1 if kernel code misbehaved (a finding, printed), -1 if reproduce must
+ * stop (printed; see fatal).
+ */
 static int run_one(struct run_spec *s, struct run_out *o, FILE *jsonl)
 {
 	char err[512];
+	int r = run_spec_execute(s, o, err, sizeof(err));
 
-	if (run_spec_execute(s, o, err, sizeof(err))) {
-		fprintf(stderr, "ptelab: error: %s\n", err);
+	if (r) {
+		fprintf(stderr, "ptelab: %s%s\n", r == -2 ? "" : "error: ", err);
+		fatal = r == -2 ? 3 : 2;
 		return -1;
 	}
 	if (jsonl)
 		print_run_json(jsonl, s, o);
+	if (o->finding.present) {
+		fprintf(stderr, "ptelab: FINDING: %s\n", o->finding.summary);
+		return 1;
+	}
 	return 0;
+}
+
+/* Scaled runs: --size SIZE runs every experiment at SIZE / 1G of its size. */
+static u64 scaled(u64 full, u64 size)
+{
+	u64 v = (u64)((double)full * (double)size / (double)SZ_1G);
+
+	return v ? v : 1;
 }
 
 static const char *const s5_rows[] = { "4K", "16K", "32K", "64K", "128K",
@@ -88,7 +112,9 @@ static int s5_run(const char *out_dir, u64 size)
 					s.without[s.nr_without++] = "zap-batch";
 				fprintf(stderr, "ptelab: S5 %s %s %s...\n", arches[a], s5_rows[r],
 					v ? "after" : "before");
-				if (run_one(&s, &o, jsonl))
+				int r = run_one(&s, &o, jsonl);
+
+				if (r < 0)
 					return -1;
 				if (!o.ok) {
 					fprintf(stderr, "ptelab: S5 %s %s: invariants violated\n",
@@ -153,7 +179,7 @@ struct cmp_row {
  * configure() sets what all rows of the experiment share.
  */
 static int run_rows(const char *exp, const struct workload *w, const struct cmp_row *rows,
-		    int n, void (*configure)(struct run_spec *s, bool full), bool full,
+		    int n, void (*configure)(struct run_spec *s, u64 size), u64 size,
 		    FILE *jsonl, struct run_out *outs, bool *ran)
 {
 	int failed = 0;
@@ -172,12 +198,14 @@ static int run_rows(const char *exp, const struct workload *w, const struct cmp_
 			s.p.lru = rows[r].lru;
 		if (rows[r].without)
 			s.without[s.nr_without++] = rows[r].without;
-		configure(&s, full);
+		configure(&s, size);
 		fprintf(stderr, "ptelab: %s %s...\n", exp, rows[r].label);
-		if (run_one(&s, &outs[r], jsonl))
+		int rc = run_one(&s, &outs[r], jsonl);
+		if (rc < 0)
 			return -1;
 		failed |= !outs[r].ok;
-		ran[r] = true;
+		/* a row whose kernel code crashed has no numbers to show */
+		ran[r] = rc == 0;
 	}
 	return failed;
 }
@@ -195,9 +223,9 @@ static void fmt_rel(char *buf, size_t len, const struct cmp_row *rows,
 }
 
 /* S4: mlock-loop, 500 iterations, early exit in contpte_ptep_get. */
-static void s4_configure(struct run_spec *s, bool full)
+static void s4_configure(struct run_spec *s, u64 size)
 {
-	s->p.iterations = full ? 500 : 50;
+	s->p.iterations = scaled(500, size);
 	snprintf(s->profile, sizeof(s->profile), "mobile-arm64-soc");
 }
 
@@ -217,14 +245,14 @@ static int s4_run(const char *out_dir, u64 size)
 	FILE *tsv = out_file(out_dir, "S4.tsv");
 	double pb = 0, pa = 0;
 	int failed = run_rows("S4", workload_by_name("mlock-loop"), rows, ARRAY_SIZE(rows),
-			      s4_configure, full, jsonl, outs, ran);
+			      s4_configure, size, jsonl, outs, ran);
 
 	if (failed < 0)
 		return -1;
 	published_get("S4", "total", "before", &pb, NULL);
 	published_get("S4", "total", "after", &pa, NULL);
-	printf("\nS4 mlock-loop, 4096 x 16 pages of 64K contpte, %s iterations, profile mobile-arm64-soc\n",
-	       full ? "500" : "50 (scaled run)");
+	printf("\nS4 mlock-loop, 4096 x 16 pages of 64K contpte, %llu iterations%s, profile mobile-arm64-soc\n",
+	       (unsigned long long)scaled(500, size), full ? "" : " (scaled run)");
 	printf("%-18s %12s %12s %14s %12s | %12s\n", "run", "modelled s", "pte_read/get",
 	       "gather share", "vs before", "published s");
 	if (tsv)
@@ -279,19 +307,21 @@ static int s2_run(const char *out_dir, u64 size)
 
 			run_spec_defaults(&s, w);
 			s.p.variant = variants[v];
-			s.p.iterations = full ? 1000 : 100;
+			s.p.iterations = scaled(1000, size);
 			/* the 2023 kernels had no early exit in contpte_ptep_get */
 			s.without[s.nr_without++] = "ptep-get-early-exit";
 			snprintf(s.profile, sizeof(s.profile), "%s", profiles[n]);
 			fprintf(stderr, "ptelab: S2 %s on %s...\n", variants[v], profiles[n]);
-			if (run_one(&s, &o, jsonl))
+			int r = run_one(&s, &o, jsonl);
+
+			if (r < 0)
 				return -1;
 			failed |= !o.ok;
 			t[v][n] = o.modelled_ns;
 		}
 	}
-	printf("\nS2 exit_mmap of %s kernel-build-like processes: cost over baseline\n",
-	       full ? "1000" : "100 (scaled run)");
+	printf("\nS2 exit_mmap of %llu kernel-build-like processes%s: cost over baseline\n",
+	       (unsigned long long)scaled(1000, size), full ? "" : " (scaled run)");
 	printf("%-12s %14s %14s | %16s\n", "variant", "lab 1-node", "lab 2-node", "published 1-node");
 	if (tsv)
 		fprintf(tsv, "variant\tlab_1node_pct\tlab_2node_pct\tpublished_1node_pct\n");
@@ -299,7 +329,7 @@ static int s2_run(const char *out_dir, u64 size)
 		double p1 = (t[v][0] / t[0][0] - 1) * 100, p2 = (t[v][1] / t[0][1] - 1) * 100, pub;
 		char ps[32] = "-";
 
-		if (v && !published_get("S2", variants[v], "one-node", &pub, NULL))
+		if (v && full && !published_get("S2", variants[v], "one-node", &pub, NULL))
 			snprintf(ps, sizeof(ps), "%+.0f%%", pub);
 		printf("%-12s %+13.1f%% %+13.1f%% | %16s\n", variants[v], p1, p2, v ? ps : "(base)");
 		if (tsv)
@@ -316,9 +346,9 @@ static int s2_run(const char *out_dir, u64 size)
 }
 
 /* S1: memory.reclaim of 8 of 10 GiB of file folios, young tests batched or not. */
-static void s1_configure(struct run_spec *s, bool full)
+static void s1_configure(struct run_spec *s, u64 size)
 {
-	s->p.size = full ? 10 * SZ_1G : SZ_1G;
+	s->p.size = 10 * size;
 	snprintf(s->profile, sizeof(s->profile), "arm64-server-32c");
 }
 
@@ -337,12 +367,12 @@ static int s1_run(const char *out_dir, u64 size)
 	FILE *jsonl = out_file(out_dir, "S1.jsonl");
 	FILE *tsv = out_file(out_dir, "S1.tsv");
 	int failed = run_rows("S1", workload_by_name("reclaim-file"), rows, ARRAY_SIZE(rows),
-			      s1_configure, full, jsonl, outs, ran);
+			      s1_configure, size, jsonl, outs, ran);
 
 	if (failed < 0)
 		return -1;
-	printf("\nS1 reclaim of 80%% of %s of 64K file folios via memory.reclaim, profile arm64-server-32c\n",
-	       full ? "10 GiB" : "1 GiB (scaled run)");
+	printf("\nS1 reclaim of 80%% of %llu MiB of 64K file folios via memory.reclaim%s, profile arm64-server-32c\n",
+	       (unsigned long long)(10 * size >> 20), full ? "" : " (scaled run)");
 	printf("%-18s %11s %13s %13s %10s | %12s\n", "run", "modelled s", "young loads", "young atomics",
 	       "vs before", "published s");
 	if (tsv)
@@ -384,23 +414,33 @@ static const struct experiment experiments[] = {
 int cmd_reproduce(int argc, char **argv)
 {
 	const char *out_dir = NULL;
-	const char *want[8];
+	const char *want[16];
 	int nr_want = 0, rc = 0;
 	u64 size = SZ_1G;
 
 	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+		if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "--size")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "ptelab: error: %s needs a value\n", argv[i]);
+				return 2;
+			}
+		}
+		if (!strcmp(argv[i], "--out")) {
 			out_dir = argv[++i];
-		} else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
-			if (parse_size(argv[++i], &size) || size % SZ_2M) {
-				fprintf(stderr, "ptelab: error: --size must be a multiple of 2M, e.g. 1G\n");
+		} else if (!strcmp(argv[i], "--size")) {
+			if (parse_size(argv[++i], &size) || size % SZ_2M || size > 4 * SZ_1G) {
+				fprintf(stderr, "ptelab: error: --size must be a multiple of 2M up to 4G, e.g. 64M "
+						"(1G is the published scale)\n");
 				return 2;
 			}
 		} else if (argv[i][0] == '-') {
 			fprintf(stderr, "ptelab: error: unknown option '%s' for reproduce\n", argv[i]);
 			return 2;
-		} else if (nr_want < 8) {
+		} else if (nr_want < (int)ARRAY_SIZE(want)) {
 			want[nr_want++] = argv[i];
+		} else {
+			fprintf(stderr, "ptelab: error: too many experiments named\n");
+			return 2;
 		}
 	}
 	for (int i = 0; i < nr_want; i++) {
@@ -413,9 +453,30 @@ int cmd_reproduce(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (out_dir && mkdir(out_dir, 0777) && errno != EEXIST) {
-		fprintf(stderr, "ptelab: error: cannot create --out directory '%s'\n", out_dir);
-		return 2;
+	if (out_dir) {
+		struct stat st;
+		char probe[4096];
+		FILE *f;
+
+		if (!*out_dir || (mkdir(out_dir, 0777) && errno != EEXIST)) {
+			fprintf(stderr, "ptelab: error: cannot create --out directory '%s': %s\n", out_dir,
+				strerror(*out_dir ? errno : ENOENT));
+			return 2;
+		}
+		if (stat(out_dir, &st) || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "ptelab: error: --out '%s' exists and is not a directory; "
+					"name a directory\n", out_dir);
+			return 2;
+		}
+		snprintf(probe, sizeof(probe), "%s/.ptelab-probe", out_dir);
+		f = fopen(probe, "w");
+		if (!f) {
+			fprintf(stderr, "ptelab: error: cannot write into --out directory '%s': %s\n",
+				out_dir, strerror(errno));
+			return 2;
+		}
+		fclose(f);
+		unlink(probe);
 	}
 	for (unsigned int e = 0; e < ARRAY_SIZE(experiments); e++) {
 		bool run = nr_want == 0;
@@ -427,16 +488,21 @@ int cmd_reproduce(int argc, char **argv)
 		printf("== %s: %s\n", experiments[e].name, experiments[e].title);
 		int r = experiments[e].run(out_dir, size);
 		if (r < 0)
-			return 2;
+			return fatal;
 		rc |= r;
 	}
 	if (out_dir) {
-		char cmd[8192];
+		char script[4096];
+		char *argv_plot[] = { "python3", script, (char *)out_dir, NULL };
+		int r;
 
 		/* plots are optional: they need python3, the tables do not */
-		snprintf(cmd, sizeof(cmd), "python3 '%s/tools/plot.py' '%s' >&2", lab_home(), out_dir);
-		if (system(cmd))
-			fprintf(stderr, "ptelab: plots skipped (tools/plot.py needs python3)\n");
+		snprintf(script, sizeof(script), "%s/tools/plot.py", lab_home());
+		r = spawn_run(argv_plot, SPAWN_STDOUT_TO_STDERR, NULL);
+		if (r < 0)
+			fprintf(stderr, "ptelab: plots skipped: python3 is not installed\n");
+		else if (r)
+			fprintf(stderr, "ptelab: plots skipped: tools/plot.py failed (exit %d, above)\n", r);
 	}
 	return rc;
 }

@@ -29,7 +29,7 @@ int parse_size(const char *s, u64 *out)
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno == ERANGE)
-		return -1;
+		return -2;
 	switch (toupper((unsigned char)*end)) {
 	case 'K': shift = 10; end++; break;
 	case 'M': shift = 20; end++; break;
@@ -40,9 +40,11 @@ int parse_size(const char *s, u64 *out)
 	}
 	if (*end == 'B' || *end == 'b')
 		end++;
-	/* a size that does not fit in 64 bits is malformed, never wrapped */
-	if (*end || v == 0 || v > (~0ULL >> shift))
+	if (*end || v == 0)
 		return -1;
+	/* a size that does not fit in 64 bits is too large, never wrapped */
+	if (v > (~0ULL >> shift))
+		return -2;
 	*out = v << shift;
 	return 0;
 }

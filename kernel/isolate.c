@@ -27,7 +27,7 @@ struct rec_hdr {
 struct rec_where {
 	int signo, si_code, status;
 	int nr;
-	unsigned long addr;
+	unsigned long addr, sp;
 	unsigned long frames[ISOLATE_MAX_FRAMES];
 };
 
@@ -83,6 +83,21 @@ static unsigned long context_pc(void *uc)
 #endif
 }
 
+static unsigned long context_sp(void *uc)
+{
+	ucontext_t *u = uc;
+
+	if (!u)
+		return 0;
+#if defined(__x86_64__)
+	return (unsigned long)u->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+	return (unsigned long)u->uc_mcontext.sp;
+#else
+	return 0;
+#endif
+}
+
 /*
  * Where the child is: the interrupted PC first (when a signal gave one),
  * then the callers, without the handler's own frames.
@@ -111,6 +126,7 @@ static void on_signal(int signo, siginfo_t *si, void *uc)
 	struct rec_where w = { .signo = signo, .si_code = si ? si->si_code : 0 };
 
 	w.addr = si ? (unsigned long)si->si_addr : 0;
+	w.sp = context_sp(uc);
 	fill_frames(&w, context_pc(uc), 2);
 	if (signo == SIGUSR2) {
 		send_rec(REC_SAMPLE, &w, sizeof(w));
@@ -283,6 +299,10 @@ int isolate_run(void (*fn)(void *arg), void *arg, unsigned int timeout_s,
 				rep->si_code = w.si_code;
 				rep->fault_addr = w.addr;
 				rep->has_addr = w.signo == SIGSEGV || w.signo == SIGBUS;
+				/* a fault just below the stack pointer: the stack ran out */
+				rep->stack_overflow = w.signo == SIGSEGV && w.sp &&
+						      w.addr + (1UL << 16) > w.sp &&
+						      w.addr < w.sp + (1UL << 16);
 			} else if (h.type == REC_EXIT) {
 				got_exit = true;
 				rep->exit_status = w.status;

@@ -27,6 +27,7 @@ struct isolate_report {
 	int signo, si_code;      /* ISOLATE_CRASH by a signal */
 	bool has_addr;
 	unsigned long fault_addr;
+	bool stack_overflow;     /* the fault was at the stack pointer */
 	int exit_status;         /* ISOLATE_EXIT, ISOLATE_LOST */
 	int nr_frames;           /* innermost first; frames[0] is the PC */
 	unsigned long frames[ISOLATE_MAX_FRAMES];

@@ -1,0 +1,360 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The lab never crashes, hangs, lies or runs foreign commands.
+
+Kernel trees that misbehave are made on the fly from the fetched 7.3 tree
+(never committed): a statement is put at the top of contpte_ptep_get.
+"""
+import json
+import os
+import resource
+import shlex
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import ROOT, _binary
+
+KERNEL = ROOT / "build" / "kernels" / "linux-7.3"
+needs_73 = pytest.mark.skipif(not KERNEL.is_dir(),
+                              reason="kernel source not fetched (ptelab kernels fetch 7.3)")
+OPT = ROOT / "ptelab"
+
+HEAD = "pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)\n{\n"
+BAD_CODE = {
+    "segv": "\t*(volatile int *)0 = 1;\n",
+    "abort": "\t{ extern void abort(void); abort(); }\n",
+    "trap": "\t__builtin_trap();\n",
+    "recurse": ("\tif (ptep) { volatile char pad[256]; pte_t r; pad[0] = 1;\n"
+                "\t\tr = contpte_ptep_get(ptep, orig_pte); return __pte(pte_val(r) + pad[0]); }\n"),
+    "hang": "\tfor (volatile int spin = 1; spin;)\n\t\t;\n",
+    "exit0": "\t{ extern void exit(int); exit(0); }\n",
+    "printf": "\t{ extern int printf(const char *, ...); printf(\"kernel says hi\\n\"); }\n",
+    # one byte past the page-table page's allocation
+    "oob": ("\t{ volatile const char *end = (const char *)((unsigned long)ptep & ~8191UL) + 8192;\n"
+            "\t\t(void)*end; }\n"),
+}
+
+
+def make_tree(tmp_path, name, bad=None):
+    """A copy of the fetched 7.3 tree at tmp_path/name, maybe made bad."""
+    dst = tmp_path / name
+    shutil.copytree(KERNEL, dst)
+    if bad:
+        src = dst / "arch" / "arm64" / "mm" / "contpte.c"
+        text = src.read_text()
+        assert HEAD in text
+        src.write_text(text.replace(HEAD, HEAD + BAD_CODE[bad], 1))
+    return dst
+
+
+def run(*args, binary=None, cwd=ROOT, env=None, timeout=300, preexec=None):
+    return subprocess.run([str(binary or _binary()), *args], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=timeout, preexec_fn=preexec)
+
+
+def json_lines(stdout):
+    def no_constants(name):
+        raise ValueError(f"non-JSON number {name}")
+    return [json.loads(line, parse_constant=no_constants) for line in stdout.splitlines()]
+
+
+# 1. No shell ever sees a path.
+@needs_73
+@pytest.mark.parametrize("name", ["inj';touch PWNED;'", "o'brien", 'sp ace"dq$(x)`y`'])
+def test_any_existing_path_works_and_runs_nothing(tmp_path, name):
+    tree = make_tree(tmp_path, name)
+    p = run("run", "munmap", "--size", "4M", "--impl", f"tree:{tree}", "--json", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    j, = json_lines(p.stdout)
+    assert j["invariants"]["ok"] and j["impl"] == f"tree:{tree}"
+    assert not (tmp_path / "PWNED").exists() and not (ROOT / "PWNED").exists()
+
+
+# 2. Kernel code that misbehaves is a finding; other rows are kept.
+@needs_73
+@pytest.mark.parametrize("bad,signal", [("segv", "SIGSEGV"), ("abort", "SIGABRT"),
+                                        ("trap", "SIGILL"), ("recurse", "SIGSEGV")])
+def test_crash_is_a_located_finding(tmp_path, bad, signal):
+    tree = make_tree(tmp_path, bad, bad)
+    impl = f"tree:{tree}"
+    p = run("run", "munmap", "--size", "64M", "--impl", f"ref,{impl}", "--json", timeout=120)
+    assert p.returncode == 1, p.stderr
+    ref, found = json_lines(p.stdout)
+    assert ref["impl"] == "ref" and ref["invariants"]["ok"] and ref["finding"] is None
+    f = found["finding"]
+    assert found["impl"] == impl and not found["invariants"]["ok"]
+    assert f["kind"] == "crash" and f["signal"] == signal and f["in_kernel_code"]
+    assert f["function"] == "contpte_ptep_get"
+    assert f["file"] == "arch/arm64/mm/contpte.c" and f["line"] > 300
+    assert f["seed"] == 1 and impl in f["reproducer"] and "--seed 1" in f["reproducer"]
+    if bad == "recurse":
+        assert "stack overflow" in f["summary"]
+    assert f"FINDING: {impl} (kernel 7.3" in p.stderr and signal in p.stderr
+    # the reproducer reproduces
+    words = shlex.split(f["reproducer"])
+    assert words[:2] == ["ptelab", "run"]
+    again = run(*words[1:], "--json")
+    assert again.returncode == 1 and json_lines(again.stdout)[0]["finding"]["signal"] == signal
+
+
+@needs_73
+def test_hang_is_a_timeout_finding(tmp_path):
+    tree = make_tree(tmp_path, "hang", "hang")
+    p = run("run", "munmap", "--size", "64M", "--impl", f"ref,tree:{tree}", "--timeout", "3",
+            "--json", timeout=60)
+    assert p.returncode == 1
+    ref, found = json_lines(p.stdout)
+    assert ref["invariants"]["ok"]
+    f = found["finding"]
+    assert f["kind"] == "timeout" and f["function"] == "contpte_ptep_get"
+    assert "--timeout 3" in f["reproducer"]
+
+
+@needs_73
+def test_check_keeps_going_after_a_hang(tmp_path):
+    tree = make_tree(tmp_path, "hang", "hang")
+    p = run("check", "--impl", f"tree:{tree}", "--sequences", "1", "--timeout", "2", timeout=200)
+    assert p.returncode == 1
+    rows = [l for l in p.stdout.splitlines() if l.startswith("tree:")]
+    assert len(rows) == 16                              # every configuration reported
+    assert sum("timeout" in r for r in rows) >= 8       # the contpte ones hang
+    assert "invariants VIOLATED" in p.stdout
+
+
+@needs_73
+def test_exit_in_kernel_code_is_not_success(tmp_path):
+    tree = make_tree(tmp_path, "exit0", "exit0")
+    p = run("run", "munmap", "--size", "64M", "--impl", f"tree:{tree}", "--json")
+    assert p.returncode == 1
+    f = json_lines(p.stdout)[0]["finding"]
+    assert f["kind"] == "exit" and f["exit_status"] == 0 and f["function"] == "contpte_ptep_get"
+
+
+@needs_73
+def test_printf_in_kernel_code_leaves_json_alone(tmp_path):
+    tree = make_tree(tmp_path, "printf", "printf")
+    p = run("run", "munmap", "--size", "4M", "--impl", f"ref,tree:{tree}", "--json")
+    assert p.returncode == 0, p.stderr
+    assert [j["impl"] for j in json_lines(p.stdout)] == ["ref", f"tree:{tree}"]
+    assert "kernel says hi" in p.stderr
+
+
+@needs_73
+def test_check_reports_a_crash_and_a_reproducer(tmp_path):
+    tree = make_tree(tmp_path, "segv", "segv")
+    p = run("check", "--impl", f"ref,tree:{tree}", "--sequences", "1", timeout=120)
+    assert p.returncode == 1
+    assert sum(l.startswith("ref ") for l in p.stdout.splitlines()) == 16
+    assert "SIGSEGV" in p.stdout and "contpte_ptep_get" in p.stdout
+    assert "reproduce: ptelab run fuzz" in p.stdout
+
+
+@needs_73
+@pytest.mark.parametrize("binary", ["san", "opt"])
+def test_sanitize_names_an_out_of_bounds_access(tmp_path, binary):
+    exe = _binary() if binary == "san" else OPT
+    if not os.path.exists(exe):
+        pytest.skip("binary not built")
+    tree = make_tree(tmp_path, "oob", "oob")
+    p = run("run", "munmap", "--size", "4M", "--impl", f"tree:{tree}", "--sanitize", "--json",
+            binary=exe, timeout=200)
+    assert p.returncode == 1, p.stderr
+    f = json_lines(p.stdout)[0]["finding"]
+    assert f["kind"] == "sanitizer"
+    assert f["sanitizer"].startswith("AddressSanitizer: heap-buffer-overflow")
+    assert f["function"] == "contpte_ptep_get" and f["in_kernel_code"]
+
+
+# 3. Results that are wrong are never "ok".
+def test_reclaimed_bytes_are_exact():
+    p = run("run", "reclaim-file", "--size", "64K", "--reclaim", "64K", "--folio-size", "64K",
+            "--json")
+    assert p.returncode == 0, p.stderr
+    j, = json_lines(p.stdout)
+    assert j["results"]["reclaimed_bytes"] == 65536 and j["invariants"]["ok"]
+
+
+def test_every_run_starts_from_the_same_state():
+    p = run("run", "mlock-loop", "--iterations", "1", "--size", "1M", "--impl", "ref,ref,ref",
+            "--json")
+    assert p.returncode == 0, p.stderr
+    a, b, c = json_lines(p.stdout)
+    assert a["events"] == b["events"] == c["events"]
+    assert a["setup_events"] == b["setup_events"] == c["setup_events"]
+
+
+def test_json_has_no_infinity():
+    p = run("run", "young-scan", "--size", "4K", "--folio-size", "4K", "--json")
+    assert p.returncode == 0, p.stderr
+    j, = json_lines(p.stdout)  # raises on inf/nan
+    assert all(isinstance(v, (int, float)) for v in j["results"].values())
+
+
+@pytest.mark.parametrize("size,needle", [("18014398510530560K", "too large"),
+                                         ("16777217T", "too large"),
+                                         ("99999999999999999999", "too large")])
+def test_oversized_sizes_are_refused(size, needle):
+    p = run("run", "munmap", "--size", size)
+    assert p.returncode == 2 and p.stdout == ""
+    line, = p.stderr.strip().splitlines()
+    assert needle in line and f"'{size}'" in line
+
+
+# 4. check: distinct sequences, validated input.
+@pytest.mark.parametrize("impl", ["", ",", "ref,", ",ref"])
+def test_check_refuses_empty_backend_names(impl):
+    p = run("check", "--impl", impl)
+    assert p.returncode == 2 and "empty backend name" in p.stderr and p.stdout == ""
+
+
+def test_check_validates_every_backend_first():
+    p = run("check", "--impl", "ref,nosuch", "--json")
+    assert p.returncode == 2 and p.stdout == "" and "unknown impl 'nosuch'" in p.stderr
+    p = run("run", "munmap", "--size", "4M", "--impl", "ref,nosuch", "--json")
+    assert p.returncode == 2 and p.stdout == "" and "unknown impl 'nosuch'" in p.stderr
+
+
+def test_check_sequences_are_not_capped():
+    # the count is accepted (the bad backend is what stops it)
+    p = run("check", "--sequences", "100000000", "--impl", "nosuch")
+    assert p.returncode == 2 and "unknown impl" in p.stderr
+
+
+def test_sixteen_backends_run_and_seventeen_are_refused():
+    p = run("run", "munmap", "--size", "4M", "--impl", ",".join(["ref"] * 9), "--json")
+    assert p.returncode == 0 and len(json_lines(p.stdout)) == 9
+    p = run("run", "munmap", "--size", "4M", "--impl", ",".join(["ref"] * 17))
+    assert p.returncode == 2 and "more than 16" in p.stderr
+
+
+# 5. Options that do not apply are errors; params say what ran.
+@pytest.mark.parametrize("args,needle", [
+    (["run", "munmap", "--lru", "classic"], "--lru does not apply to workload munmap"),
+    (["run", "munmap", "--reclaim", "8M"], "--reclaim does not apply"),
+    (["run", "munmap", "--iterations", "3"], "--iterations does not apply"),
+    (["run", "fuzz", "--size", "4M"], "--size does not apply to workload fuzz"),
+    (["run", "exit", "--folio-size", "16K"], "--folio-size does not apply to workload exit"),
+    (["run", "young-scan", "--pmd-mapped", "--folio-size", "2M"], "--pmd-mapped does not apply"),
+    (["run", "munmap", "--profile", ""], "--profile needs a name"),
+    (["run", "munmap", "--without", "spte-test-clear-young"], "unknown switch"),
+])
+def test_options_that_do_not_apply(args, needle):
+    p = run(*args)
+    assert p.returncode == 2 and p.stdout == ""
+    line, = p.stderr.strip().splitlines()
+    assert needle in line
+
+
+@needs_73
+@pytest.mark.parametrize("args,needle", [
+    (["run", "young-scan", "--without", "ptep-get-early-exit"], "only the reference backend"),
+    (["run", "exit", "--without", "exit-clear-ptes"], "only the reference backend"),
+    (["run", "exit", "--variant", "no-opt"], "exists only in the reference backend"),
+])
+def test_reference_only_switches_refused_for_kernels(args, needle):
+    p = run(*args, "--impl", "linux-7.3")
+    assert p.returncode == 2 and needle in p.stderr and p.stdout == ""
+
+
+def test_params_record_what_ran():
+    p = run("run", "fuzz", "--json")
+    assert p.returncode == 0, p.stderr
+    j, = json_lines(p.stdout)
+    assert j["params"]["iterations"] == 16 and j["params"]["variant"] == "lifecycle"
+    assert j["params"]["size"] is None and j["params"]["lru"] is None
+    p = run("run", "reclaim-file", "--size", "8M", "--json")
+    j, = json_lines(p.stdout)
+    assert j["params"]["reclaim"] == (8 << 20) // 10 * 8 // 4096 * 4096
+    assert j["params"]["lru"] == "mglru" and j["params"]["iterations"] is None
+
+
+def test_list_has_no_inert_switch():
+    p = run("list")
+    assert "spte-test-clear-young" not in p.stdout
+
+
+def test_reproduce_size_scales_every_experiment(tmp_path):
+    p = run("reproduce", "S4", "S2", "--size", "16M", "--out", str(tmp_path), timeout=300)
+    assert p.returncode == 0, p.stderr
+    s4 = json_lines((tmp_path / "S4.jsonl").read_text())
+    s2 = json_lines((tmp_path / "S2.jsonl").read_text())
+    assert {j["params"]["iterations"] for j in s4} == {500 * 16 // 1024}
+    assert {j["params"]["iterations"] for j in s2} == {1000 * 16 // 1024}
+    assert "published" not in (tmp_path / "S2.tsv").read_text().split("\n", 1)[1]
+
+
+# 6. Smaller.
+def test_reproduce_out_must_be_a_directory():
+    p = run("reproduce", "S4", "--out", "/etc/passwd")
+    assert p.returncode == 2 and p.stdout == ""
+    line, = p.stderr.strip().splitlines()
+    assert "not a directory" in line
+
+
+def test_kernels_fetch_empty_version():
+    p = run("kernels", "fetch", "")
+    assert p.returncode == 2
+    line, = p.stderr.strip().splitlines()
+    assert line.startswith("ptelab: error: bad kernel version ''") and "fetch.sh" not in line
+
+
+def test_host_out_of_memory_is_said_as_such():
+    if not OPT.exists():
+        pytest.skip("optimised binary not built")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (400 << 20, 400 << 20))
+    p = run("run", "munmap", "--size", "16G", binary=OPT, preexec=limit)
+    assert p.returncode == 2, p.stderr
+    # progress lines may come first; the error is one line, the last
+    line = p.stderr.strip().splitlines()[-1]
+    assert line.startswith("ptelab: error: the host ran out of memory")
+    assert "simulated" not in p.stderr and p.stdout == ""
+
+
+@needs_73
+def test_backend_cache_key_covers_pgtable_h_and_compiler(tmp_path):
+    tree = make_tree(tmp_path, "key")
+    impl = f"tree:{tree}"
+    env = dict(os.environ)
+    env.pop("CC", None)
+    first = run("run", "munmap", "--size", "4M", "--impl", impl, env=env)
+    assert first.returncode == 0
+    again = run("run", "munmap", "--size", "4M", "--impl", impl, env=env)
+    assert "building backend" not in again.stderr          # cached
+    pgt = tree / "arch" / "arm64" / "include" / "asm" / "pgtable.h"
+    pgt.write_text(pgt.read_text() + "\n/* changed */\n")
+    after_h = run("run", "munmap", "--size", "4M", "--impl", impl, env=env)
+    assert "building backend" in after_h.stderr
+    env["CC"] = "gcc"
+    after_cc = run("run", "munmap", "--size", "4M", "--impl", impl, env=env)
+    assert "building backend" in after_cc.stderr
+
+
+def _fetch(version, build, **env):
+    e = dict(os.environ, **env)
+    return subprocess.run(["bash", str(ROOT / "kernel" / "fetch.sh"), version, str(build)],
+                          capture_output=True, text=True, env=e, timeout=300)
+
+
+def test_fetch_removes_what_a_killed_fetch_left(tmp_path):
+    stale = tmp_path / ".fetch-6.12.AbCdEf"
+    (stale / "tree").mkdir(parents=True)
+    # an unreachable mirror: the fetch fails, but only after cleaning up
+    p = _fetch("6.12", tmp_path, PTELAB_DEBIAN_MIRROR="http://127.0.0.1:9/debian")
+    assert p.returncode != 0
+    assert not stale.exists()
+    assert not list(tmp_path.glob(".fetch-*"))
+
+
+def test_fetch_never_trusts_unsigned_lists_unasked(tmp_path):
+    empty = tmp_path / "empty.gpg"
+    empty.write_bytes(b"")
+    p = _fetch("6.12", tmp_path / "b", PTELAB_DEBIAN_KEYRING=str(empty),
+               PTELAB_DEBIAN_SUITES="bookworm-backports")
+    if "cannot reach" in p.stderr:
+        pytest.skip("Debian mirror unreachable")
+    assert p.returncode != 0
+    assert "--allow-unverified" in p.stderr
+    assert "trusted=yes" not in (tmp_path / "b" / "apt" / "main" / "sources.list").read_text()
