@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -239,6 +240,13 @@ static void child_run(void *arg)
 	lab_switches_reset();
 	for (int i = 0; i < s->nr_without; i++)
 		lab_switch_off(s->without[i]);
+	/*
+	 * The lab's own tests inject a bug into ptelab here, to see that it
+	 * is reported loudly as ptelab's (exit 3), never as a finding or "ok".
+	 */
+	const char *inject = getenv("PTELAB_INJECT_LAB_BUG");
+	if (inject && !strcmp(inject, "segv"))
+		*(volatile int *)(uintptr_t)(inject[0] - 's' + 16) = 0;
 	t0 = now_ns();
 	cr.rc = s->w->run(&s->p, &cr.o.r, cr.err, sizeof(cr.err));
 	cr.o.r.host_ns = now_ns() - t0;

@@ -6,6 +6,9 @@
  * last cleaned reads dirty, no dirty state appears in a block nobody
  * stored to, and the oracle and TLB sweeps find no violation.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "tests/ktap.h"
 #include "tests/lab_test.h"
 #include "workloads/fuzz.h"
@@ -46,7 +49,61 @@ static void test_x86(void) { run_many("x86", HW_POLICY_ACCESSED, false); }
 static void test_arm64_lifecycle(void) { run_many("arm64", HW_POLICY_RANDOM, true); }
 static void test_x86_lifecycle(void) { run_many("x86", HW_POLICY_ACCESSED, true); }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The events of sequence s of a fuzz run with --seed seed, on a fresh machine. */
+static void sequence_events(u64 seed, u64 s, struct hw_counters *out)
+{
+	struct run_params p = {
+		.arch = "arm64", .impl = "ref", .nr_cpus = 2, .seed = seed,
+		.policy = HW_POLICY_RANDOM, .tlb_entries = 256, .tlb_ways = 4, .hafdbs = true,
+	};
+	char err[200];
+
+	lab_switches_reset();
+	if (lab_machine_setup(&p, FUZZ_PAGES * 2 + 8192, err, sizeof(err))) {
+		printf("    # %s\n", err);
+		ktap_failed_now = 1;
+		return;
+	}
+	fuzz_sequence(fuzz_sequence_seed(seed, s), 4, 300, true);
+	*out = hw_events;
+	EXPECT_EQ(hw_violations.total, 0);
+	lab_machine_teardown();
+}
+
+/*
+ * Every sequence of a check run is a different sequence: 762e745 started
+ * the generator at "seed | 1", so sequences 2k and 2k + 1 were one.
+ */
+static void test_sequences_all_differ(void)
+{
+	enum { N = 20000 };
+	static u64 start[N];
+
+	for (u64 seed = 0; seed < 3; seed++) {
+		for (u64 s = 0; s < N; s++)
+			start[s] = fuzz_rng_start(fuzz_sequence_seed(seed, s));
+		qsort(start, N, sizeof(start[0]), cmp_u64);
+		for (u64 s = 1; s < N; s++)
+			EXPECT(start[s] != start[s - 1]);
+	}
+	for (u64 s = 0; s < 4; s++) {
+		struct hw_counters a, b;
+
+		sequence_events(1, s, &a);
+		sequence_events(1, s + 1, &b);
+		EXPECT(memcmp(&a, &b, sizeof(a)) != 0);
+	}
+}
+
 static const struct ktap_case cases[] = {
+	{ "check_sequences_all_differ", test_sequences_all_differ },
 	{ "arm64_policy_accessed", test_arm64_accessed },
 	{ "arm64_policy_random", test_arm64_random },
 	{ "arm64_policy_adversarial", test_arm64_adversarial },

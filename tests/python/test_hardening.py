@@ -166,6 +166,15 @@ def test_sanitize_names_an_out_of_bounds_access(tmp_path, binary):
     assert f["function"] == "contpte_ptep_get" and f["in_kernel_code"]
 
 
+def test_a_bug_in_ptelab_is_loud_not_a_finding():
+    env = dict(os.environ, PTELAB_INJECT_LAB_BUG="segv")
+    p = run("run", "munmap", "--size", "4M", "--json", env=env)
+    assert p.returncode == 3 and p.stdout == ""
+    line = p.stderr.strip().splitlines()[-1]
+    assert line.startswith("ptelab: internal error, a bug in ptelab: ref: SIGSEGV")
+    assert "child_run (cli/run.c:" in line
+
+
 # 3. Results that are wrong are never "ok".
 def test_reclaimed_bytes_are_exact():
     p = run("run", "reclaim-file", "--size", "64K", "--reclaim", "64K", "--folio-size", "64K",
