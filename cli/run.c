@@ -380,6 +380,8 @@ void run_spec_reproducer(const struct run_spec *s, char *buf, size_t len)
 		WORD("--no-hafdbs");
 	if (s->timeout_s != DEFAULT_TIMEOUT_S)
 		NUM("--timeout", s->timeout_s);
+	if (kernel_backends_sanitized() && strcmp(p->impl, "ref"))
+		WORD("--sanitize");
 #undef NUM
 #undef WORD
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <dlfcn.h>
 #include <string.h>
 
 #include "hw/events.h"
@@ -19,6 +20,34 @@ static u32 next_id; /* ids of this machine's tables, in allocation order */
 static void **all_slots;
 static u64 nr_slots, max_slots;
 
+/*
+ * Under --sanitize a ptelab built without AddressSanitizer runs with its
+ * runtime preloaded and only the kernel backend instrumented. Then the lab's
+ * half of every slot is poisoned, so kernel code that runs past the end of
+ * a table is reported ("use-after-poison") instead of silently rewriting
+ * the shadow bits the checks rely on. (An instrumented ptelab reads those
+ * bits itself, so there the half stays open.)
+ */
+#ifndef __SANITIZE_ADDRESS__
+static void lab_half_poison(void *slot, bool poison)
+{
+	static void (*fn[2])(const volatile void *, size_t);
+	static bool looked;
+
+	if (!looked) {
+		*(void **)&fn[0] = dlsym(RTLD_DEFAULT, "__asan_unpoison_memory_region");
+		*(void **)&fn[1] = dlsym(RTLD_DEFAULT, "__asan_poison_memory_region");
+		looked = true;
+	}
+	if (fn[poison])
+		fn[poison]((char *)slot + PAGE_SIZE, PAGE_SIZE);
+}
+#else
+static void lab_half_poison(void *slot, bool poison)
+{
+}
+#endif
+
 u64 *hw_pt_alloc(int level)
 {
 	void *slot = free_slots;
@@ -34,9 +63,11 @@ u64 *hw_pt_alloc(int level)
 		}
 		all_slots[nr_slots++] = slot;
 	}
+	lab_half_poison(slot, false);
 	memset(slot, 0, PT_SLOT_SIZE);
 	hw_pt_meta(slot)->level = level;
 	hw_pt_meta(slot)->id = next_id++;
+	lab_half_poison(slot, true);
 	live++;
 	hw_count(EV_pt_alloc, 1);
 	return slot;

@@ -209,6 +209,11 @@ void kernel_backends_sanitize(bool on)
 	sanitize = on;
 }
 
+bool kernel_backends_sanitized(void)
+{
+	return sanitize;
+}
+
 static int build_backend(const char *name, const char *tree, char *so_path,
 			 size_t so_len, char *version, char *err, size_t errlen)
 {

@@ -33,6 +33,9 @@ BAD_CODE = {
     # one byte past the page-table page's allocation
     "oob": ("\t{ volatile const char *end = (const char *)((unsigned long)ptep & ~8191UL) + 8192;\n"
             "\t\t(void)*end; }\n"),
+    # one entry past the end of the page table: the lab's own half of the slot
+    "past_table": ("\t{ pte_t *table = (pte_t *)((unsigned long)ptep & ~4095UL);\n"
+                   "\t\t(void)READ_ONCE(table[PTRS_PER_PTE]); }\n"),
 }
 
 
@@ -164,6 +167,21 @@ def test_sanitize_names_an_out_of_bounds_access(tmp_path, binary):
     assert f["kind"] == "sanitizer"
     assert f["sanitizer"].startswith("AddressSanitizer: heap-buffer-overflow")
     assert f["function"] == "contpte_ptep_get" and f["in_kernel_code"]
+    assert "--sanitize" in f["reproducer"]
+
+
+def test_sanitize_guards_the_labs_half_of_a_table_slot(tmp_path):
+    if not KERNEL.is_dir() or not OPT.exists():
+        pytest.skip("needs the fetched 7.3 tree and the optimised binary")
+    tree = make_tree(tmp_path, "past", "past_table")
+    quiet = run("run", "munmap", "--size", "4M", "--impl", f"tree:{tree}", "--json", binary=OPT)
+    assert quiet.returncode == 0   # unnoticed without the sanitizer
+    p = run("run", "munmap", "--size", "4M", "--impl", f"tree:{tree}", "--sanitize", "--json",
+            binary=OPT, timeout=200)
+    assert p.returncode == 1, p.stderr
+    f = json_lines(p.stdout)[0]["finding"]
+    assert f["sanitizer"].startswith("AddressSanitizer: use-after-poison")
+    assert f["function"] == "contpte_ptep_get"
 
 
 def test_a_bug_in_ptelab_is_loud_not_a_finding():
