@@ -20,10 +20,12 @@ static void usage(FILE *f)
 		"                  [--size 1G] [--folio-size 64K] [--pmd-mapped] [--without NAME]...\n"
 		"                  [--cpus N] [--seed N] [--hw-policy accessed|first|random|adversarial]\n"
 		"                  [--tlb-entries N] [--tlbi-range] [--no-hafdbs] [--iterations N]\n"
-		"                  [--variant NAME] [--lru mglru|classic] [--reclaim SIZE] [--json]\n"
+		"                  [--variant NAME] [--lru mglru|classic] [--reclaim SIZE]\n"
+		"                  [--timeout SECONDS] [--sanitize] [--json]\n"
 		"       ptelab reproduce [EXPERIMENT...] [--out DIR] [--size SIZE]\n"
-		"       ptelab check [--impl IMPL[,IMPL]] [--arch arm64|x86] [--sequences N] [--seed N] [--json]\n"
-		"       ptelab kernels fetch VERSION...   (Debian linux-source-VERSION: 6.12, 7.2, 7.3)\n"
+		"       ptelab check [--impl IMPL[,IMPL]] [--arch arm64|x86] [--sequences N] [--seed N]\n"
+		"                    [--timeout SECONDS] [--sanitize] [--json]\n"
+		"       ptelab kernels fetch [--allow-unverified] VERSION...   (Debian linux-source-VERSION: 6.12, 7.2, 7.3)\n"
 		"--impl: ref (built in), linux-X.Y (fetched kernel source), tree:PATH (a kernel tree)\n");
 }
 
