@@ -480,6 +480,25 @@ static void json_finding(FILE *f, const struct run_spec *s, const struct run_out
 	fputc('}', f);
 }
 
+/* "key": value, or null where the workload does not read the option. */
+static void json_opt_u64(FILE *f, const char *sep, const char *key, bool applies, u64 v)
+{
+	fprintf(f, "%s\"%s\": ", sep, key);
+	if (applies)
+		fprintf(f, "%llu", (unsigned long long)v);
+	else
+		fputs("null", f);
+}
+
+static void json_opt_str(FILE *f, const char *key, bool applies, const char *v)
+{
+	fprintf(f, ", \"%s\": ", key);
+	if (applies && v)
+		json_str(f, v);
+	else
+		fputs("null", f);
+}
+
 void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o)
 {
 	const struct run_params *p = &s->p;
@@ -494,40 +513,18 @@ void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o)
 	fprintf(f, ", \"profile\": ");
 	json_str(f, s->profile);
 	/* what ran: options a workload does not read are null */
-	fprintf(f, ", \"params\": {\"size\": ");
-	if (opts & RUN_OPT_SIZE)
-		fprintf(f, "%llu", (unsigned long long)p->size);
-	else
-		fputs("null", f);
-	fprintf(f, ", \"folio_size\": ");
-	if (opts & RUN_OPT_FOLIO_SIZE)
-		fprintf(f, "%llu", (unsigned long long)p->folio_size);
-	else
-		fputs("null", f);
+	fprintf(f, ", \"params\": {");
+	json_opt_u64(f, "", "size", opts & RUN_OPT_SIZE, p->size);
+	json_opt_u64(f, ", ", "folio_size", opts & RUN_OPT_FOLIO_SIZE, p->folio_size);
 	fprintf(f, ", \"pmd_mapped\": %s, \"cpus\": %d, \"seed\": %llu, \"hw_policy\": \"%s\", "
-		   "\"tlb_entries\": %u, \"tlbi_range\": %s, \"hafdbs\": %s, \"iterations\": ",
+		   "\"tlb_entries\": %u, \"tlbi_range\": %s, \"hafdbs\": %s",
 		p->pmd_mapped ? "true" : "false", p->nr_cpus, (unsigned long long)p->seed,
 		policy_names[p->policy], p->tlb_entries, p->tlbi_range ? "true" : "false",
 		p->hafdbs ? "true" : "false");
-	if (opts & RUN_OPT_ITERATIONS)
-		fprintf(f, "%llu", (unsigned long long)p->iterations);
-	else
-		fputs("null", f);
-	fprintf(f, ", \"variant\": ");
-	if (p->variant)
-		json_str(f, p->variant);
-	else
-		fputs("null", f);
-	fprintf(f, ", \"lru\": ");
-	if (opts & RUN_OPT_LRU)
-		json_str(f, p->lru);
-	else
-		fputs("null", f);
-	fprintf(f, ", \"reclaim\": ");
-	if (opts & RUN_OPT_RECLAIM)
-		fprintf(f, "%llu", (unsigned long long)p->reclaim);
-	else
-		fputs("null", f);
+	json_opt_u64(f, ", ", "iterations", opts & RUN_OPT_ITERATIONS, p->iterations);
+	json_opt_str(f, "variant", p->variant != NULL, p->variant);
+	json_opt_str(f, "lru", opts & RUN_OPT_LRU, p->lru);
+	json_opt_u64(f, ", ", "reclaim", opts & RUN_OPT_RECLAIM, p->reclaim);
 	fprintf(f, ", \"timeout_s\": %u, \"without\": [", s->timeout_s);
 	for (int i = 0; i < s->nr_without; i++) {
 		fprintf(f, "%s", i ? ", " : "");
@@ -628,6 +625,16 @@ void print_run_table(FILE *f, const struct run_spec *s, const struct run_out *o)
 		fprintf(f, "  ... %llu in all\n", (unsigned long long)o->viol.total);
 }
 
+/* One column's cell: "-" where the run ended in a finding. */
+static void cell(FILE *f, const struct run_out *o, const char *fmt, double v)
+{
+	fputc(' ', f);
+	if (o->finding.present)
+		fprintf(f, "%16s", "-");
+	else
+		fprintf(f, fmt, v);
+}
+
 void print_side_by_side(FILE *f, const struct run_spec *s, const char *const *impls,
 			const struct run_out *outs, int n)
 {
@@ -651,31 +658,19 @@ void print_side_by_side(FILE *f, const struct run_spec *s, const char *const *im
 		if (!any)
 			continue;
 		fprintf(f, "%-20s", hw_event_names[e]);
-		for (int i = 0; i < n; i++) {
-			if (outs[i].finding.present)
-				fprintf(f, " %16s", "-");
-			else
-				fprintf(f, " %16llu", (unsigned long long)outs[i].r.measured.v[e]);
-		}
+		for (int i = 0; i < n; i++)
+			cell(f, &outs[i], "%16.0f", (double)outs[i].r.measured.v[e]);
 		fprintf(f, "\n");
 	}
 	for (int x = 0; first && x < first->r.nr_extra; x++) {
 		fprintf(f, "%-20s", first->r.extra_name[x]);
-		for (int i = 0; i < n; i++) {
-			if (outs[i].finding.present)
-				fprintf(f, " %16s", "-");
-			else
-				fprintf(f, " %16.6g", outs[i].r.extra_val[x]);
-		}
+		for (int i = 0; i < n; i++)
+			cell(f, &outs[i], "%16.6g", outs[i].r.extra_val[x]);
 		fprintf(f, "\n");
 	}
 	fprintf(f, "%-20s", "modelled ms");
-	for (int i = 0; i < n; i++) {
-		if (outs[i].finding.present)
-			fprintf(f, " %16s", "-");
-		else
-			fprintf(f, " %16.3f", outs[i].modelled_ns / 1e6);
-	}
+	for (int i = 0; i < n; i++)
+		cell(f, &outs[i], "%16.3f", outs[i].modelled_ns / 1e6);
 	fprintf(f, "\n%-20s", "invariants");
 	for (int i = 0; i < n; i++)
 		fprintf(f, " %16s", outs[i].finding.present ? outs[i].finding.kind :

@@ -13,24 +13,32 @@
 #include "tests/lab_test.h"
 #include "workloads/fuzz.h"
 
+/* A fresh machine for fuzz sequences; false (the case failed) if none. */
+static bool fuzz_machine(const char *arch_name, enum hw_cont_policy pol, u64 seed)
+{
+	struct run_params p = {
+		.arch = arch_name, .impl = "ref", .nr_cpus = 2, .seed = seed,
+		.policy = pol, .tlb_entries = 256, .tlb_ways = 4, .hafdbs = true,
+	};
+	char err[200];
+
+	lab_switches_reset();
+	if (lab_machine_setup(&p, FUZZ_PAGES * 2 + 8192, err, sizeof(err))) {
+		printf("    # %s\n", err);
+		ktap_failed_now = 1;
+		return false;
+	}
+	return true;
+}
+
 static void run_many(const char *arch_name, enum hw_cont_policy pol, bool lifecycle)
 {
 	static const int orders[] = { 0, 2, 4, 6, 9 };
 
 	for (unsigned int o = 0; o < ARRAY_SIZE(orders); o++) {
 		for (int seq = 0; seq < 8; seq++) {
-			struct run_params p = {
-				.arch = arch_name, .impl = "ref", .nr_cpus = 2, .seed = 42,
-				.policy = pol, .tlb_entries = 256, .tlb_ways = 4, .hafdbs = true,
-			};
-			char err[200];
-
-			lab_switches_reset();
-			if (lab_machine_setup(&p, FUZZ_PAGES * 2 + 8192, err, sizeof(err))) {
-				printf("    # %s\n", err);
-				ktap_failed_now = 1;
+			if (!fuzz_machine(arch_name, pol, 42))
 				return;
-			}
 			fuzz_sequence(0x9E3779B97F4A7C15ULL * (u64)(seq + 1) + (u64)o, orders[o], 3000,
 				      lifecycle);
 			mm_check_all_freed();
@@ -59,18 +67,9 @@ static int cmp_u64(const void *a, const void *b)
 /* The events of sequence s of a fuzz run with --seed seed, on a fresh machine. */
 static void sequence_events(u64 seed, u64 s, struct hw_counters *out)
 {
-	struct run_params p = {
-		.arch = "arm64", .impl = "ref", .nr_cpus = 2, .seed = seed,
-		.policy = HW_POLICY_RANDOM, .tlb_entries = 256, .tlb_ways = 4, .hafdbs = true,
-	};
-	char err[200];
-
-	lab_switches_reset();
-	if (lab_machine_setup(&p, FUZZ_PAGES * 2 + 8192, err, sizeof(err))) {
-		printf("    # %s\n", err);
-		ktap_failed_now = 1;
+	memset(out, 0, sizeof(*out));
+	if (!fuzz_machine("arm64", HW_POLICY_RANDOM, seed))
 		return;
-	}
 	fuzz_sequence(fuzz_sequence_seed(seed, s), 4, 300, true);
 	*out = hw_events;
 	EXPECT_EQ(hw_violations.total, 0);
