@@ -148,11 +148,10 @@ static int exit_run_variant(const struct run_params *p, struct run_result *r,
 		for (int e = 0; e < NR_HW_EVENTS; e++)
 			total.v[e] += before.v[e];
 		if (n % 100 == 99)
-			fprintf(stderr, "ptelab: exit: %llu/%llu processes\r", (unsigned long long)(n + 1),
-				(unsigned long long)procs);
+			lab_progress("exit: %llu/%llu processes", (unsigned long long)(n + 1),
+				     (unsigned long long)procs);
 	}
-	if (procs >= 100)
-		fprintf(stderr, "\n");
+	lab_progress_done();
 	r->measured = total;
 	hw_events_diff(&r->setup, &total, &hw_events);
 	mm_check_all_freed();

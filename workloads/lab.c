@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* A fresh machine per run: hardware, allocator, LRU, arch and backend. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "arch/arch.h"
 #include "hw/cpu.h"
@@ -17,6 +19,29 @@
 #include "workloads/workload.h"
 
 /* A figure that is not a finite number is a bug in the workload: say so. */
+static bool progress_open; /* a "\r" line is on the terminal */
+
+void lab_progress(const char *fmt, ...)
+{
+	bool tty = isatty(2);
+	va_list ap;
+
+	fputs("ptelab: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	/* a log gets lines; only a terminal gets one line rewritten */
+	fputc(tty ? '\r' : '\n', stderr);
+	progress_open = tty;
+}
+
+void lab_progress_done(void)
+{
+	if (progress_open)
+		fputc('\n', stderr);
+	progress_open = false;
+}
+
 void run_result_add(struct run_result *r, const char *name, double v)
 {
 	if (!isfinite(v)) {
@@ -152,11 +177,10 @@ struct mm_struct *lab_anon_setup(const struct run_params *p, u64 base,
 			return NULL;
 		}
 		if ((i & 0xfffff) == 0xfffff)
-			fprintf(stderr, "ptelab: touched %llu/%llu MiB\r",
-				(unsigned long long)(i >> 8), (unsigned long long)(nr_pages >> 8));
+			lab_progress("touched %llu/%llu MiB", (unsigned long long)(i >> 8),
+				     (unsigned long long)(nr_pages >> 8));
 	}
-	if (nr_pages > 0xfffff)
-		fprintf(stderr, "\n");
+	lab_progress_done();
 	/* every page was touched once: the page tables map all of it, and rss says so */
 	if (mm_count_present_pages(mm) != nr_pages)
 		hw_violation(VIOL_OTHER, "%llu pages mapped after touching %llu",

@@ -51,11 +51,10 @@ static int mlock_loop_run(const struct run_params *p, struct run_result *r,
 		}
 		do_mlock(mm, ML_BASE, p->size, false);
 		if (it % 50 == 49)
-			fprintf(stderr, "ptelab: mlock-loop: %llu/%llu iterations\r",
-				(unsigned long long)(it + 1), (unsigned long long)iterations);
+			lab_progress("mlock-loop: %llu/%llu iterations", (unsigned long long)(it + 1),
+				     (unsigned long long)iterations);
 	}
-	if (iterations >= 50)
-		fprintf(stderr, "\n");
+	lab_progress_done();
 	hw_events_diff(&r->measured, &before, &hw_events);
 	mm_check_invariants(mm);
 	run_result_add(r, "iterations", (double)iterations);

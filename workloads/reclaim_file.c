@@ -77,11 +77,10 @@ static int reclaim_file_run(const struct run_params *p, struct run_result *r,
 			return -1;
 		}
 		if ((i & 0x3ffff) == 0x3ffff)
-			fprintf(stderr, "ptelab: reclaim-file: read %llu/%llu MiB\r",
-				(unsigned long long)(i >> 8), (unsigned long long)(nr_pages >> 8));
+			lab_progress("reclaim-file: read %llu/%llu MiB", (unsigned long long)(i >> 8),
+				     (unsigned long long)(nr_pages >> 8));
 	}
-	if (nr_pages > 0x3ffff)
-		fprintf(stderr, "\n");
+	lab_progress_done();
 	mm_check_invariants(mm);
 	hw_events_snapshot(&before);
 	r->setup = before;

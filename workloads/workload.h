@@ -75,6 +75,13 @@ const struct workload *workload_by_name(const char *name);
 
 void run_result_add(struct run_result *r, const char *name, double v);
 
+/*
+ * Progress on stderr, "ptelab: " + fmt: rewritten in place ("\r") on a
+ * terminal, one line per update in a log; _done ends a terminal line.
+ */
+void lab_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void lab_progress_done(void);
+
 /* Set up a fresh simulated machine and mm for a run; tear it down. */
 int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 		      size_t errlen);
