@@ -22,6 +22,7 @@ int cmd_check(int argc, char **argv)
 	static struct run_spec specs[MAX_IMPLS * CHECK_CONFIGS];
 	const char *impls = "ref", *arch_name = "arm64";
 	u64 seqs = 32, seed = 1, timeout = DEFAULT_TIMEOUT_S;
+	bool timeout_set = false;
 	bool json = false;
 	int bad = 0, nr_specs = 0;
 	char err[512];
@@ -65,7 +66,7 @@ int cmd_check(int argc, char **argv)
 			else if (!strcmp(a, "--seed"))
 				seed = n;
 			else
-				timeout = n;
+				timeout = n, timeout_set = true;
 		} else {
 			fprintf(stderr, "ptelab: error: unknown option '%s' for check\n", a);
 			return 2;
@@ -95,6 +96,8 @@ int cmd_check(int argc, char **argv)
 				s->p.folio_size = folios[f];
 				s->p.policy = (enum hw_cont_policy)p;
 				s->timeout_s = (unsigned int)timeout;
+				if (timeout_set)
+					s->set |= RUN_SET_TIMEOUT;
 				if (run_spec_validate(s, err, sizeof(err))) {
 					fprintf(stderr, "ptelab: error: %s\n", err);
 					return 2;
@@ -136,7 +139,7 @@ int cmd_check(int argc, char **argv)
 		       (unsigned long long)(s->p.folio_size >> 10), count,
 		       o.finding.present ? o.finding.summary : o.viol.kept ? o.viol.msg[0] : "");
 		if (o.finding.present) {
-			char repro[2048];
+			char repro[REPRODUCER_MAX];
 
 			run_spec_reproducer(s, repro, sizeof(repro));
 			printf("%-24s reproduce: %s\n", "", repro);

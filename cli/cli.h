@@ -13,7 +13,12 @@
 #define MAX_IMPLS 16
 /* --profile was given (maybe empty): a machine option, not a RUN_OPT_ */
 #define RUN_SET_PROFILE (1u << 16)
-/* The watchdog's default: generous for every full-scale published run. */
+/* --timeout was given; else the watchdog grows with --iterations */
+#define RUN_SET_TIMEOUT (1u << 17)
+/*
+ * The watchdog's default: generous for every full-scale published run
+ * (the longest, S4, takes seconds), plus 0.2 s per iteration asked for.
+ */
 #define DEFAULT_TIMEOUT_S 900
 
 struct run_spec {
@@ -73,6 +78,7 @@ int run_spec_execute(struct run_spec *s, struct run_out *o, char *err, size_t er
 void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o);
 void print_run_table(FILE *f, const struct run_spec *s, const struct run_out *o);
 /* The command line that reruns exactly this run, shell-quoted. */
+#define REPRODUCER_MAX 16384 /* a tree path is at most PATH_MAX (4096), quoted */
 void run_spec_reproducer(const struct run_spec *s, char *buf, size_t len);
 /* A finding as lines for a terminal (stdout) or a log. */
 void print_finding(FILE *f, const struct run_spec *s, const struct run_out *o);

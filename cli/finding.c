@@ -23,6 +23,9 @@ static int sanitizer_frames(const char *report, unsigned long *frames, int max)
 		const char *hash;
 		unsigned long a;
 
+		/* the first stack only: "freed by" and "allocated by" come after a blank line */
+		if (n && p[0] == '\n' && p[1] == '\n')
+			break;
 		while (*p == '\n' || *p == ' ')
 			p++;
 		hash = p;

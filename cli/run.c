@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "cli/finding.h"
 #include "hw/invariants.h"
+#include "hw/tlb.h"
 #include "kernel/backend.h"
 #include "kernel/isolate.h"
 
@@ -117,6 +118,24 @@ int run_spec_validate(struct run_spec *s, char *err, size_t errlen)
 		snprintf(err, errlen, "unknown arch '%s'; use --arch arm64 or --arch x86", p->arch);
 		return -1;
 	}
+	if (w->arm64_only && strcmp(p->arch, "arm64")) {
+		snprintf(err, errlen, "the %s workload models arm64 contpte; use --arch arm64", w->name);
+		return -1;
+	}
+	if (p->nr_cpus < (w->min_cpus ? w->min_cpus : 1)) {
+		snprintf(err, errlen, "workload %s drives %d CPUs; give --cpus %d or more", w->name,
+			 w->min_cpus, w->min_cpus);
+		return -1;
+	}
+	/* x86 has no contiguous bit, no range TLBI, and always manages A/D */
+	if (!strcmp(p->arch, "x86") && (!p->hafdbs || p->tlbi_range || p->policy != HW_POLICY_ACCESSED)) {
+		snprintf(err, errlen, "%s does not apply to --arch x86 (x86 always sets A/D in hardware, "
+			 "has no contiguous blocks and no range TLBI)",
+			 !p->hafdbs ? "--no-hafdbs" : p->tlbi_range ? "--tlbi-range" : "--hw-policy");
+		return -1;
+	}
+	/* what the simulated TLB really has: a power-of-two number of sets */
+	p->tlb_entries = hw_tlb_entries(p->tlb_entries, p->tlb_ways);
 	for (unsigned int i = 0; i < ARRAY_SIZE(run_opt_names); i++) {
 		if ((s->set & run_opt_names[i].bit) && !(w->opts & run_opt_names[i].bit)) {
 			opt_list(w->opts, list, sizeof(list));
@@ -147,6 +166,9 @@ int run_spec_validate(struct run_spec *s, char *err, size_t errlen)
 	/* what ran is what the JSON says: defaults made explicit */
 	if (w->opts & RUN_OPT_ITERATIONS && !p->iterations)
 		p->iterations = w->default_iterations;
+	if (!(s->set & RUN_SET_TIMEOUT) && (w->opts & RUN_OPT_ITERATIONS))
+		s->timeout_s = (unsigned int)min((u64)DEFAULT_TIMEOUT_S + p->iterations / 5,
+						 (u64)7 * 24 * 3600);
 	if (w->variants && !p->variant) {
 		static char first[64];
 
@@ -256,6 +278,26 @@ static void child_run(void *arg)
 	isolate_send(&cr, sizeof(cr));
 }
 
+/* Runs s in a child; 0 with *rep (caller frees rep->payload), -1 with err. */
+static int run_child(struct run_spec *s, struct isolate_report *rep, char *err, size_t errlen)
+{
+	if (isolate_run(child_run, s, s->timeout_s, rep)) {
+		snprintf(err, errlen, "cannot start a process for the run: %s", strerror(errno));
+		return -1;
+	}
+	if (rep->outcome == ISOLATE_HOST_OOM) {
+		snprintf(err, errlen, "%s", rep->message[0] ? rep->message : "the host ran out of memory");
+		return -1;
+	}
+	if (rep->outcome == ISOLATE_KILLED) {
+		snprintf(err, errlen, "the run of %s on %s was killed by %s from outside ptelab "
+			 "(the host's OOM killer, or a user); it says nothing about the code",
+			 s->w->name, s->p.impl, isolate_signal_name(rep->signo));
+		return -1;
+	}
+	return 0;
+}
+
 int run_spec_execute(struct run_spec *s, struct run_out *o, char *err, size_t errlen)
 {
 	struct isolate_report rep;
@@ -263,10 +305,8 @@ int run_spec_execute(struct run_spec *s, struct run_out *o, char *err, size_t er
 	memset(o, 0, sizeof(*o));
 	if (run_spec_validate(s, err, errlen) || profile_load(s->profile, &o->prof, err, errlen))
 		return -1;
-	if (isolate_run(child_run, s, s->timeout_s, &rep)) {
-		snprintf(err, errlen, "cannot start a process for the run: %s", strerror(errno));
+	if (run_child(s, &rep, err, errlen))
 		return -1;
-	}
 	if (rep.outcome == ISOLATE_DONE && rep.payload_len == sizeof(struct child_result)) {
 		struct child_result *cr = rep.payload;
 		struct profile prof = o->prof;
@@ -284,21 +324,34 @@ int run_spec_execute(struct run_spec *s, struct run_out *o, char *err, size_t er
 		return 0;
 	}
 	free(rep.payload);
-	if (rep.outcome == ISOLATE_HOST_OOM) {
-		snprintf(err, errlen, "%s", rep.message[0] ? rep.message : "the host ran out of memory");
-		return -1;
-	}
 	finding_from_report(&rep, s->p.impl, s->timeout_s, &o->finding);
 	o->ok = false;
-	if (o->finding.in_kernel || strcmp(s->p.impl, "ref"))
+	if (o->finding.in_kernel)
 		return 0;
-	/* ptelab's own code: not a finding about a kernel, a lab failure */
+	/* not located in kernel code: the lab's own fault, or too small a watchdog */
 	if (rep.outcome == ISOLATE_TIMEOUT) {
-		snprintf(err, errlen, "run of %s on ref took longer than --timeout %u s (last in %s); "
-			 "give a larger --timeout", s->w->name, s->timeout_s, o->finding.function);
+		snprintf(err, errlen, "run of %s on %s took longer than --timeout %u s (last in %s, "
+			 "ptelab's code); give a larger --timeout", s->w->name, s->p.impl,
+			 s->timeout_s, o->finding.function);
 		return -1;
 	}
-	snprintf(err, errlen, "internal error, a bug in ptelab: %s", o->finding.summary);
+	if (strcmp(s->p.impl, "ref")) {
+		/*
+		 * The kernel code may have corrupted ptelab's memory, or ptelab
+		 * has a bug of its own: the same run on ref tells which.
+		 */
+		struct run_spec same = *s;
+		struct isolate_report again;
+
+		same.p.impl = "ref";
+		if (run_child(&same, &again, err, errlen))
+			return -1;
+		free(again.payload);
+		if (again.outcome == ISOLATE_DONE)
+			return 0; /* only with this backend: its finding */
+	}
+	snprintf(err, errlen, "internal error, a bug in ptelab: %s%s", o->finding.summary,
+		 strcmp(s->p.impl, "ref") ? " (the same run on ref fails too)" : "");
 	return -2;
 }
 
@@ -378,12 +431,20 @@ void run_spec_reproducer(const struct run_spec *s, char *buf, size_t len)
 		WORD("--tlbi-range");
 	if (!p->hafdbs)
 		WORD("--no-hafdbs");
-	if (s->timeout_s != DEFAULT_TIMEOUT_S)
+	if (s->set & RUN_SET_TIMEOUT)
 		NUM("--timeout", s->timeout_s);
 	if (kernel_backends_sanitized() && strcmp(p->impl, "ref"))
 		WORD("--sanitize");
+	/* a command cut short would run something else: say so instead */
+	if (strlen(buf) + 1 >= len)
+		snprintf(buf, len, "(no reproducer: the command is longer than %zu bytes)", len - 1);
 #undef NUM
 #undef WORD
+}
+
+static bool backend_name(const char *t)
+{
+	return !strcmp(t, "ref") || !strncmp(t, "linux-", 6) || !strncmp(t, "tree:", 5);
 }
 
 int split_impls(const char *list, char *buf, size_t buflen, const char **names, int max,
@@ -400,6 +461,11 @@ int split_impls(const char *list, char *buf, size_t buflen, const char **names, 
 		next = strchr(t, ',');
 		if (next)
 			*next++ = 0;
+		/* a comma inside a tree's path: what follows names no backend */
+		if (n && !backend_name(t) && !strncmp(names[n - 1], "tree:", 5)) {
+			t[-1] = ',';
+			continue;
+		}
 		if (!*t) {
 			snprintf(err, errlen, "--impl '%s' has an empty backend name; "
 				 "use ref, linux-X.Y or tree:PATH, separated by commas", list);
@@ -414,16 +480,37 @@ int split_impls(const char *list, char *buf, size_t buflen, const char **names, 
 	return n;
 }
 
-static void json_str(FILE *f, const char *s)
+/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
+static int utf8_len(const unsigned char *s)
 {
+	int n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+
+	if (s[0] < 0x80)
+		return 1;
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/* A JSON string: escaped, and valid UTF-8 whatever bytes a path held. */
+static void json_str(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
 	fputc('"', f);
-	for (; *s; s++) {
+	while (*s) {
+		int n = utf8_len(s);
+
 		if (*s == '"' || *s == '\\')
 			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
+		else if (*s < 0x20)
 			fprintf(f, "\\u%04x", *s);
+		else if (n)
+			fwrite(s, 1, (size_t)n, f);
 		else
-			fputc(*s, f);
+			fputs("\\ufffd", f); /* a byte that is not UTF-8 */
+		s += n ? n : 1;
 	}
 	fputc('"', f);
 }
@@ -449,7 +536,7 @@ static void json_num(FILE *f, double v)
 static void json_finding(FILE *f, const struct run_spec *s, const struct run_out *o)
 {
 	const struct run_finding *fd = &o->finding;
-	char repro[2048];
+	char repro[REPRODUCER_MAX];
 
 	run_spec_reproducer(s, repro, sizeof(repro));
 	fprintf(f, "{\"kind\": ");
@@ -573,7 +660,7 @@ void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o)
 
 void print_finding(FILE *f, const struct run_spec *s, const struct run_out *o)
 {
-	char repro[2048];
+	char repro[REPRODUCER_MAX];
 
 	run_spec_reproducer(s, repro, sizeof(repro));
 	fprintf(f, "FINDING: %s\n", o->finding.summary);
@@ -640,9 +727,12 @@ void print_side_by_side(FILE *f, const struct run_spec *s, const char *const *im
 {
 	const struct run_out *first = NULL;
 
-	fprintf(f, "workload %s  arch %s  size %llu  folio %llu  (events of the measured phase: %s)\n\n",
-		s->w->name, s->p.arch, (unsigned long long)s->p.size,
-		(unsigned long long)s->p.folio_size, s->w->measured);
+	fprintf(f, "workload %s  arch %s", s->w->name, s->p.arch);
+	if (s->w->opts & RUN_OPT_SIZE)
+		fprintf(f, "  size %llu", (unsigned long long)s->p.size);
+	if (s->w->opts & RUN_OPT_FOLIO_SIZE)
+		fprintf(f, "  folio %llu", (unsigned long long)s->p.folio_size);
+	fprintf(f, "  (events of the measured phase: %s)\n\n", s->w->measured);
 	for (int i = 0; i < n && !first; i++)
 		if (!outs[i].finding.present)
 			first = &outs[i];

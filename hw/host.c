@@ -28,9 +28,10 @@ void host_oom(const char *what, size_t bytes)
 	}
 	n = strlen(line);
 	line[n++] = '\n';
+	/* ptelab itself (no child to report for): bad input's status, 2 */
 	if (write(2, "ptelab: error: ", 15) < 0 || write(2, line, n) < 0)
-		_exit(HOST_OOM_EXIT);
-	_exit(HOST_OOM_EXIT);
+		_exit(2);
+	_exit(2);
 }
 
 void *host_calloc(size_t n, size_t size, const char *what)

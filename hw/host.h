@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Host memory for the simulation. When the machine running ptelab runs out
- * of memory, that is the host's limit, not a simulated fault: the run stops
- * with one line saying so and exit status HOST_OOM_EXIT, which the parent
- * process (cli/isolate.c) turns into a clear error.
+ * of memory, that is the host's limit, not a simulated fault: a child run
+ * tells its parent (kernel/isolate.c), which says so in one line and exits
+ * 2; ptelab itself, with no reporter set, prints that line and exits 2.
  */
 #ifndef PTELAB_HW_HOST_H
 #define PTELAB_HW_HOST_H

@@ -43,12 +43,25 @@ void hw_tlb_gran_exit(void)
 	gran_nr = 0;
 }
 
-void hw_tlb_init(struct hw_tlb *tlb, u32 entries, u32 ways)
+/* Sets are a power of two: the largest that fits in the entries asked for. */
+static u32 tlb_sets(u32 entries, u32 ways)
 {
 	u32 nsets = 1;
 
 	while (nsets * 2 * ways <= entries)
 		nsets *= 2;
+	return nsets;
+}
+
+u32 hw_tlb_entries(u32 entries, u32 ways)
+{
+	return tlb_sets(entries, ways) * ways;
+}
+
+void hw_tlb_init(struct hw_tlb *tlb, u32 entries, u32 ways)
+{
+	u32 nsets = tlb_sets(entries, ways);
+
 	tlb->nsets = nsets;
 	tlb->ways = ways;
 	tlb->nvalid = 0;

@@ -30,6 +30,8 @@ struct hw_tlb {
 	u32 clock;
 };
 
+/* How many entries a TLB asked to hold `entries` in `ways`-way sets really has. */
+u32 hw_tlb_entries(u32 entries, u32 ways);
 void hw_tlb_init(struct hw_tlb *tlb, u32 entries, u32 ways);
 /* The per-64K count of TLB entries, sized for a machine of nr_frames. */
 void hw_tlb_gran_init(u64 nr_frames);

@@ -302,8 +302,10 @@ static int build_backend(const char *name, const char *tree, char *so_path,
 
 	if (argc == 0) {
 		snprintf(err, errlen, "$CC is empty; unset it or name a C compiler");
+		free(pgt_text);
 		return -1;
 	}
+	int cc_words = argc;
 	for (unsigned int i = 0; i < ARRAY_SIZE(flags); i++)
 		argv[argc++] = flags[i];
 	for (unsigned int i = 0; sanitize && i < ARRAY_SIZE(asan_flags); i++)
@@ -334,7 +336,10 @@ static int build_backend(const char *name, const char *tree, char *so_path,
 		if (i != out_arg)
 			h = fnv1a(fnv1a(h, argv[i]), "\x1f");
 	h = fnv1a(h, pgt_text ? pgt_text : "");
-	h = compiler_identity(h, argv[0]);
+	/* every word of $CC that is a program: "ccache gcc" is ccache and gcc */
+	for (int i = 0; i < cc_words; i++)
+		if (argv[i][0] != '-')
+			h = compiler_identity(h, argv[i]);
 	free(pgt_text);
 
 	snprintf(path, sizeof(path), "%s/build/backends", lab_home());

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
@@ -123,8 +124,16 @@ static void fill_frames(struct rec_where *w, unsigned long pc, int skip)
 
 static void on_signal(int signo, siginfo_t *si, void *uc)
 {
+	static volatile sig_atomic_t busy;
 	struct rec_where w = { .signo = signo, .si_code = si ? si->si_code : 0 };
+	sigset_t self;
 
+	/* a fault inside this handler: give up at once */
+	if (busy)
+		_exit(128 + signo);
+	busy = 1;
+	/* backtrace() is not async-signal-safe: never let it hang the child */
+	alarm(5);
 	w.addr = si ? (unsigned long)si->si_addr : 0;
 	w.sp = context_sp(uc);
 	fill_frames(&w, context_pc(uc), 2);
@@ -133,7 +142,11 @@ static void on_signal(int signo, siginfo_t *si, void *uc)
 		_exit(SAMPLE_EXIT);
 	}
 	send_rec(REC_CRASH, &w, sizeof(w));
+	/* die by the signal itself, so the parent sees it even without the record */
 	signal(signo, SIG_DFL);
+	sigemptyset(&self);
+	sigaddset(&self, signo);
+	sigprocmask(SIG_UNBLOCK, &self, NULL);
 	raise(signo);
 	_exit(128 + signo);
 }
@@ -162,15 +175,29 @@ static void on_host_oom(const char *line)
 	send_rec(REC_HOST_OOM, line, strlen(line));
 }
 
-static void child_setup(int fd)
+/* What kernel code can do to itself; anything else came from outside. */
+static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS };
+
+static bool is_fatal(int signo)
 {
-	static const int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS, SIGUSR2 };
+	for (unsigned int i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+		if (fatal[i] == signo)
+			return true;
+	return false;
+}
+
+static void child_setup(int fd, pid_t parent)
+{
 	static char altstack[256 << 10]; /* unbounded recursion leaves no stack */
 	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) };
 	struct sigaction sa;
 	void (*set_report)(void (*)(const char *));
 
 	child_fd = fd;
+	/* a child never outlives ptelab, whatever ends it */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
 	/* whatever the code under test prints is not ptelab's output */
 	dup2(2, 1);
 	signal(SIGPIPE, SIG_IGN);
@@ -178,9 +205,12 @@ static void child_setup(int fd)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_signal;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-	sigemptyset(&sa.sa_mask);
+	/* one record at a time: nothing but the handler's own alarm interrupts it */
+	sigfillset(&sa.sa_mask);
+	sigdelset(&sa.sa_mask, SIGALRM);
 	for (unsigned int i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
 		sigaction(fatal[i], &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
 	on_exit(on_exit_hook, NULL);
 	host_oom_set_reporter(on_host_oom);
 	/* an AddressSanitizer runtime, when present, tells us what it found */
@@ -242,7 +272,7 @@ int isolate_run(void (*fn)(void *arg), void *arg, unsigned int timeout_s,
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
 	bool timed_out = false;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	memset(rep, 0, sizeof(*rep));
 	if (pipe2(fds, O_CLOEXEC))
@@ -261,7 +291,7 @@ int isolate_run(void (*fn)(void *arg), void *arg, unsigned int timeout_s,
 	}
 	if (pid == 0) {
 		close(fds[0]);
-		child_setup(fds[1]);
+		child_setup(fds[1], parent);
 		fn(arg);
 		fflush(stdout);
 		_exit(0);
@@ -275,8 +305,19 @@ int isolate_run(void (*fn)(void *arg), void *arg, unsigned int timeout_s,
 			kill(pid, SIGKILL);
 	}
 	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	/* the pipe is closed; a child that still does not end is ended */
+	double reap_by = now_s() + 3;
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid || (r < 0 && errno != EINTR))
+			break;
+		if (now_s() > reap_by) {
+			kill(pid, SIGKILL);
+			reap_by = now_s() + 3600;
+		}
+		usleep(2000);
+	}
 
 	bool got_result = false, got_crash = false, got_exit = false;
 	for (size_t off = 0; off + sizeof(struct rec_hdr) <= len;) {
@@ -342,8 +383,10 @@ int isolate_run(void (*fn)(void *arg), void *arg, unsigned int timeout_s,
 		rep->outcome = ISOLATE_DONE;
 	else if (WIFEXITED(status) && WEXITSTATUS(status) == HOST_OOM_EXIT)
 		rep->outcome = ISOLATE_HOST_OOM;
-	else if (WIFSIGNALED(status) && rep->signo != SIGKILL)
+	else if (WIFSIGNALED(status) && is_fatal(WTERMSIG(status)))
 		rep->outcome = ISOLATE_CRASH; /* died before its handler could speak */
+	else if (WIFSIGNALED(status))
+		rep->outcome = ISOLATE_KILLED; /* SIGKILL, SIGTERM, ...: not from the code */
 	else
 		rep->outcome = ISOLATE_LOST;
 	if (rep->outcome != ISOLATE_DONE) {

@@ -19,6 +19,7 @@ enum isolate_outcome {
 	ISOLATE_TIMEOUT,  /* the watchdog fired; frames: where it was */
 	ISOLATE_EXIT,     /* something called exit() (exit_status); frames: who */
 	ISOLATE_HOST_OOM, /* the host ran out of memory (hw/host.h) */
+	ISOLATE_KILLED,   /* killed from outside (signo): the OOM killer, a user */
 	ISOLATE_LOST,     /* ended without a word: killed from outside, or a lab bug */
 };
 

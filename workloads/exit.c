@@ -176,5 +176,6 @@ const struct workload workload_exit = {
 	.default_iterations = 1000,
 	.iterations_are = "processes",
 	.ref_only_variants = "no-opt|simple-full|robust-full",
+	.arm64_only = true,
 	.run = exit_run,
 };

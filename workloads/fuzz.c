@@ -258,5 +258,6 @@ const struct workload workload_fuzz = {
 	.variants = "lifecycle|pte-only",
 	.default_iterations = 16,
 	.iterations_are = "sequences",
+	.min_cpus = 2,
 	.run = fuzz_run,
 };

@@ -65,6 +65,8 @@ struct workload {
 	const char *variants;   /* "a|b|c", first is the default; NULL: none */
 	/* variants that exist only in the reference backend's code */
 	const char *ref_only_variants;
+	int min_cpus;           /* CPUs it drives (0: 1) */
+	bool arm64_only;        /* models contiguous PTEs only */
 	/* returns 0, or -1 with a one-line reason in err */
 	int (*run)(const struct run_params *p, struct run_result *r, char *err,
 		   size_t errlen);

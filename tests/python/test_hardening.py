@@ -9,7 +9,9 @@ import os
 import resource
 import shlex
 import shutil
+import signal
 import subprocess
+import time
 
 import pytest
 
@@ -53,6 +55,7 @@ def make_tree(tmp_path, name, bad=None):
 
 def run(*args, binary=None, cwd=ROOT, env=None, timeout=300, preexec=None):
     return subprocess.run([str(binary or _binary()), *args], capture_output=True, text=True,
+                          errors="surrogateescape",
                           cwd=cwd, env=env, timeout=timeout, preexec_fn=preexec)
 
 
@@ -184,6 +187,73 @@ def test_sanitize_guards_the_labs_half_of_a_table_slot(tmp_path):
     assert f["function"] == "contpte_ptep_get"
 
 
+@needs_73
+def test_a_lab_bug_under_a_kernel_backend_is_still_the_labs():
+    env = dict(os.environ, PTELAB_INJECT_LAB_BUG="segv")
+    p = run("run", "munmap", "--size", "4M", "--impl", "linux-7.3", "--json", env=env)
+    assert p.returncode == 3 and p.stdout == ""
+    assert "a bug in ptelab" in p.stderr and "the same run on ref fails too" in p.stderr
+
+
+def run_child_of(proc):
+    """The pid of the child process running the simulation (not the compiler)."""
+    for _ in range(600):
+        kids = subprocess.run(["pgrep", "-x", "-P", str(proc.pid), "ptelab"],
+                              capture_output=True, text=True)
+        if kids.stdout.strip():
+            return int(kids.stdout.split()[0])
+        time.sleep(0.05)
+    raise AssertionError("no child process")
+
+
+@needs_73
+def test_killed_from_outside_is_not_a_finding(tmp_path):
+    tree = make_tree(tmp_path, "hang", "hang")
+    proc = subprocess.Popen([_binary(), "run", "munmap", "--size", "4M", "--impl", f"tree:{tree}",
+                             "--timeout", "0", "--json"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        child = run_child_of(proc)
+        time.sleep(0.5)
+        os.kill(child, signal.SIGKILL)     # as the host's OOM killer would
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 2 and out == ""
+    assert "killed by SIGKILL from outside ptelab" in err
+
+
+@needs_73
+def test_children_die_with_ptelab(tmp_path):
+    tree = make_tree(tmp_path, "hang", "hang")
+    proc = subprocess.Popen([_binary(), "run", "munmap", "--size", "4M", "--impl", f"tree:{tree}",
+                             "--timeout", "0"], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        child = run_child_of(proc)
+    finally:
+        proc.kill()
+    proc.wait()
+    for _ in range(100):
+        if not os.path.exists(f"/proc/{child}") or \
+           open(f"/proc/{child}/stat").read().split()[2] == "Z":
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(child, signal.SIGKILL)
+        pytest.fail("the child outlived ptelab")
+
+
+@needs_73
+def test_any_path_bytes_and_commas(tmp_path):
+    odd = os.fsdecode(b"bad\xffname,x")
+    tree = make_tree(tmp_path, odd)
+    p = run("run", "munmap", "--size", "4M", "--impl", f"ref,tree:{tree},ref", "--json")
+    assert p.returncode == 0, p.stderr
+    impls = [j["impl"] for j in json_lines(p.stdout)]   # valid UTF-8 JSON
+    assert impls[0] == impls[2] == "ref" and impls[1].endswith("bad\ufffdname,x")
+
+
 def test_a_bug_in_ptelab_is_loud_not_a_finding():
     env = dict(os.environ, PTELAB_INJECT_LAB_BUG="segv")
     p = run("run", "munmap", "--size", "4M", "--json", env=env)
@@ -249,8 +319,8 @@ def test_check_sequences_are_not_capped():
 
 
 def test_sixteen_backends_run_and_seventeen_are_refused():
-    p = run("run", "munmap", "--size", "4M", "--impl", ",".join(["ref"] * 9), "--json")
-    assert p.returncode == 0 and len(json_lines(p.stdout)) == 9
+    p = run("run", "munmap", "--size", "4M", "--impl", ",".join(["ref"] * 16), "--json")
+    assert p.returncode == 0 and len(json_lines(p.stdout)) == 16
     p = run("run", "munmap", "--size", "4M", "--impl", ",".join(["ref"] * 17))
     assert p.returncode == 2 and "more than 16" in p.stderr
 
@@ -265,6 +335,11 @@ def test_sixteen_backends_run_and_seventeen_are_refused():
     (["run", "young-scan", "--pmd-mapped", "--folio-size", "2M"], "--pmd-mapped does not apply"),
     (["run", "munmap", "--profile", ""], "--profile needs a name"),
     (["run", "munmap", "--without", "spte-test-clear-young"], "unknown switch"),
+    (["run", "fuzz", "--cpus", "1"], "drives 2 CPUs"),
+    (["run", "exit", "--arch", "x86"], "use --arch arm64"),
+    (["run", "munmap", "--arch", "x86", "--no-hafdbs"], "--no-hafdbs does not apply to --arch x86"),
+    (["run", "munmap", "--arch", "x86", "--tlbi-range"], "--tlbi-range does not apply"),
+    (["run", "munmap", "--arch", "x86", "--hw-policy", "random"], "--hw-policy does not apply"),
 ])
 def test_options_that_do_not_apply(args, needle):
     p = run(*args)
@@ -282,6 +357,18 @@ def test_options_that_do_not_apply(args, needle):
 def test_reference_only_switches_refused_for_kernels(args, needle):
     p = run(*args, "--impl", "linux-7.3")
     assert p.returncode == 2 and needle in p.stderr and p.stdout == ""
+
+
+def test_check_reproducer_is_accepted_by_run():
+    # check passes any --sequences on as --iterations: run takes it too
+    p = run("run", "fuzz", "--iterations", "20000000", "--impl", "nosuch")
+    assert p.returncode == 2 and "unknown impl" in p.stderr
+
+
+def test_tlb_entries_recorded_as_built():
+    p = run("run", "munmap", "--size", "4M", "--tlb-entries", "17", "--json")
+    j, = json_lines(p.stdout)
+    assert j["params"]["tlb_entries"] == 10   # two 5-way sets
 
 
 def test_params_record_what_ran():
