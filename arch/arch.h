@@ -85,9 +85,9 @@ extern const struct arch_ops *arch;
 
 const struct arch_ops *arch_by_name(const char *name);
 
-/* arm64: the contpte implementation behind the dispatchers (see kernel/). */
-struct contpte_ops;
-void arm64_use_contpte(const struct contpte_ops *ops);
-bool arm64_contpte_is_ref(const struct contpte_ops *ops);
+/* arm64: the backend whose public PTE API the arch ops call (arch/arm64/api.h). */
+struct arm64_backend;
+extern const struct arm64_backend arm64_ref_backend;
+void arm64_use_backend(const struct arm64_backend *b);
 
 #endif

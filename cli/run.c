@@ -225,7 +225,7 @@ int run_spec_validate(struct run_spec *s, char *err, size_t errlen)
 		return -1;
 	}
 	/* build and load before any run: a tree that does not compile is bad input */
-	const struct contpte_ops *b = contpte_backend_by_name(p->impl, err, errlen);
+	const struct arm64_backend *b = arm64_backend_by_name(p->impl, err, errlen);
 	if (!b)
 		return -1;
 	if (!ref && strcmp(p->arch, "arm64")) {

@@ -11,11 +11,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "arch/arm64/contpte.h"
+#include "arch/arm64/api.h"
 #include "hw/cpu.h"
+#include "hw/host.h"
 #include "hw/invariants.h"
 #include "hw/profile.h"
 #include "kernel/backend.h"
+#include "kernel/dispatch.h"
 #include "kernel/spawn.h"
 
 const char *const kernel_fetchable[] = { "6.12", "7.2", "7.3", NULL };
@@ -35,14 +37,17 @@ void ptelab_kernel_warn(const char *file, int line, const char *cond)
 	hw_violation(VIOL_OTHER, "kernel WARN at %s:%d: %s", base ? base + 1 : file, line, cond);
 }
 
+/* A loaded kernel tree: the arm64 backend it provides and its real functions. */
 struct kernel_backend {
-	struct contpte_ops ops;
+	struct arm64_backend b; /* first: arm64_current_backend() points here */
 	char name[PATH_MAX + 8];
 	char version[32];
 	char so_path[PATH_MAX + 128];
 	void *handle;
 	void (*real_try_fold)(struct mm_struct *, unsigned long, pte_t *, pte_t);
 	void (*real_try_unfold)(struct mm_struct *, unsigned long, pte_t *, pte_t);
+	pte_t (*real_ptep_get)(pte_t *, pte_t);
+	pte_t (*real_ptep_get_lockless)(pte_t *);
 };
 
 #define MAX_BACKENDS 16
@@ -51,16 +56,19 @@ static int nr_loaded;
 
 static struct kernel_backend *current_kernel(void)
 {
+	const struct arm64_backend *b = arm64_current_backend();
+
 	for (int i = 0; i < nr_loaded; i++)
-		if (&loaded[i]->ops == contpte_backend)
+		if (&loaded[i]->b == b)
 			return loaded[i];
 	return NULL;
 }
 
 /*
- * The kernel file calls its own __contpte_try_unfold() (partial unfolds)
- * through the PLT: these definitions interpose, so every unfold and fold
- * is counted whichever path it takes, then run the backend's own code.
+ * The tree's dispatchers and contpte.c call these through the PLT: the
+ * definitions here interpose, count what the lab counts at that point
+ * (folds, unfolds, gathers and the loads inside them), then run the
+ * current backend's own code.
  */
 void __contpte_try_unfold(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 			  pte_t pte)
@@ -83,6 +91,29 @@ void __contpte_try_fold(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 	/* it may decline; count only a block that is now contiguous */
 	if (__atomic_load_n(&ptep->pte, __ATOMIC_RELAXED) & PTE_CONT)
 		hw_count(EV_fold, 1);
+}
+
+/* Gathers are what S4 shortens: count them and the loads inside them. */
+pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
+{
+	struct kernel_backend *kb = current_kernel();
+	u64 reads = hw_events.v[EV_pte_read];
+	pte_t pte = kb ? kb->real_ptep_get(ptep, orig_pte) : orig_pte;
+
+	hw_count(EV_contpte_get, 1);
+	hw_count(EV_contpte_get_read, hw_events.v[EV_pte_read] - reads);
+	return pte;
+}
+
+pte_t contpte_ptep_get_lockless(pte_t *orig_ptep)
+{
+	struct kernel_backend *kb = current_kernel();
+	u64 reads = hw_events.v[EV_pte_read];
+	pte_t pte = kb ? kb->real_ptep_get_lockless(orig_ptep) : __ptep_get(orig_ptep);
+
+	hw_count(EV_contpte_get, 1);
+	hw_count(EV_contpte_get_read, hw_events.v[EV_pte_read] - reads);
+	return pte;
 }
 
 static int read_file(const char *path, char **out)
@@ -217,7 +248,7 @@ bool kernel_backends_sanitized(void)
 static int build_backend(const char *name, const char *tree, char *so_path,
 			 size_t so_len, char *version, char *err, size_t errlen)
 {
-	char path[PATH_MAX + 64], *mk = NULL, *src = NULL, *pgt = NULL, *pgt_text = NULL;
+	char path[PATH_MAX + 64], *mk = NULL, *src = NULL, *pgt = NULL;
 	int v, p, s;
 	bool tlbf, batched, mkcont_type;
 
@@ -242,9 +273,14 @@ static int build_backend(const char *name, const char *tree, char *so_path,
 	tlbf = strstr(src, "TLBF_") != NULL;
 	batched = strstr(src, "contpte_test_and_clear_young_ptes") != NULL;
 	snprintf(path, sizeof(path), "%s/arch/arm64/include/asm/pgtable.h", tree);
+	if (read_file(path, &pgt)) {
+		snprintf(err, errlen, "kernel %s at %s has no arch/arm64/include/asm/pgtable.h; "
+			 "give a whole kernel tree", version, tree);
+		free(src);
+		return -1;
+	}
 	mkcont_type = false;
-	if (!read_file(path, &pgt)) {
-		pgt_text = strdup(pgt);
+	{
 		const char *m = strstr(pgt, "pte_t pte_mkcont(pte_t pte)");
 		const char *e = m ? strstr(m, "\n}") : NULL;
 
@@ -252,34 +288,41 @@ static int build_backend(const char *name, const char *tree, char *so_path,
 			const char *t = strstr(m, "PTE_TYPE_PAGE");
 			mkcont_type = t && t < e;
 		}
+	}
+	char *block[2], missing[64];
+	if (dispatch_block_split(pgt, path, &block[0], &block[1], missing, sizeof(missing))) {
+		snprintf(err, errlen, "%s of kernel %s has no '%s' marker around its dispatchers; "
+			 "ptelab needs the CONFIG_ARM64_CONTPTE block (6.9 on)", path, version, missing);
 		free(pgt);
+		free(src);
+		return -1;
 	}
 
 	/*
-	 * The object depends on the kernel file and on every shim header (the
+	 * The object depends on the kernel files and on every shim header (the
 	 * lab headers the shim includes are listed; kernel/shim/ is hashed whole).
 	 */
 	static const char *const shim_files[] = {
-		"arch/pte_types.h",
+		"arch/pte_types.h", "arch/arm64/api.h",
 		"arch/arm64/pgtable-hwdef.h", "arch/arm64/pte.h", "arch/arm64/raw.h",
 		"arch/arm64/tlbflush.h", "arch/arm64/tlbflags.h", "mm/page.h", "mm/mm_types.h", "hw/events.h",
 	};
 	u64 h = fnv1a(0xcbf29ce484222325ULL, src);
-	h = fnv1a(h, version);
+	h = fnv1a(fnv1a(h, version), pgt);
 	free(src);
+	free(pgt);
+	int rc = -1;
 	for (unsigned int i = 0; i < ARRAY_SIZE(shim_files); i++) {
 		char *text = NULL;
 
 		snprintf(path, sizeof(path), "%s/%s", lab_home(), shim_files[i]);
 		if (read_file(path, &text)) {
 			snprintf(err, errlen, "shim header %s is missing; reinstall ptelab", path);
-			free(pgt_text);
-			return -1;
+			goto out;
 		}
 		h = fnv1a(h, text);
 		free(text);
 	}
-
 	snprintf(path, sizeof(path), "%s/kernel/shim", lab_home());
 	h = hash_tree(h, path);
 
@@ -290,20 +333,21 @@ static int build_backend(const char *name, const char *tree, char *so_path,
 			*c = '_';
 
 	/*
-	 * The compiler command, as an argument vector: no shell ever sees the
+	 * The compiler commands, as argument vectors: no shell ever sees the
 	 * tree's path. $CC may hold words ("ccache gcc"), split at blanks only.
 	 */
 	char cc_buf[512], *argv[64], kver[48], inc_lab[PATH_MAX + 8], inc_shim[PATH_MAX + 32],
-		shim_h[PATH_MAX + 32], src_path[PATH_MAX + 64], tmp[PATH_MAX + 16];
+		shim_h[PATH_MAX + 32], src_path[PATH_MAX + 64], api_path[PATH_MAX + 32],
+		tmp[PATH_MAX + 16], obj[3][PATH_MAX + 32], hdr[2][PATH_MAX + 32],
+		hdr_def[2][PATH_MAX + 64];
 	const char *cc = getenv("CC");
 	int argc = spawn_split_words(cc && *cc ? cc : "cc", cc_buf, sizeof(cc_buf), argv, 8);
-	char *const flags[] = { "-std=gnu11", "-O2", "-g", "-fPIC", "-shared", "-w" };
+	char *const flags[] = { "-std=gnu11", "-O2", "-g", "-fPIC", "-w" };
 	char *const asan_flags[] = { "-fsanitize=address", "-fno-omit-frame-pointer" };
 
 	if (argc == 0) {
 		snprintf(err, errlen, "$CC is empty; unset it or name a C compiler");
-		free(pgt_text);
-		return -1;
+		goto out;
 	}
 	int cc_words = argc;
 	for (unsigned int i = 0; i < ARRAY_SIZE(flags); i++)
@@ -322,44 +366,90 @@ static int build_backend(const char *name, const char *tree, char *so_path,
 	snprintf(inc_shim, sizeof(inc_shim), "-I%s/kernel/shim/include", lab_home());
 	snprintf(shim_h, sizeof(shim_h), "%s/kernel/shim/shim.h", lab_home());
 	snprintf(src_path, sizeof(src_path), "%s/arch/arm64/mm/contpte.c", tree);
+	snprintf(api_path, sizeof(api_path), "%s/kernel/shim/api.c", lab_home());
 	argv[argc++] = inc_lab;
 	argv[argc++] = inc_shim;
 	argv[argc++] = "-include";
 	argv[argc++] = shim_h;
-	argv[argc++] = "-o";
-	int out_arg = argc++;
-	argv[argc++] = src_path;
-	argv[argc] = NULL;
+	int base = argc;
 
-	/* the cache key covers every input: the command and the compiler too */
+	/* the cache key covers every input: the commands and the compiler too */
 	for (int i = 0; i < argc; i++)
-		if (i != out_arg)
-			h = fnv1a(fnv1a(h, argv[i]), "\x1f");
-	h = fnv1a(h, pgt_text ? pgt_text : "");
+		h = fnv1a(fnv1a(h, argv[i]), "\x1f");
 	/* every word of $CC that is a program: "ccache gcc" is ccache and gcc */
 	for (int i = 0; i < cc_words; i++)
 		if (argv[i][0] != '-')
 			h = compiler_identity(h, argv[i]);
-	free(pgt_text);
 
 	snprintf(path, sizeof(path), "%s/build/backends", lab_home());
 	mkdir(path, 0777);
 	snprintf(so_path, so_len, "%s/%.60s%s-%016llx.so", path, safe, sanitize ? "-asan" : "",
 		 (unsigned long long)h);
-	if (!access(so_path, R_OK))
-		return 0;
+	if (!access(so_path, R_OK)) {
+		rc = 0;
+		goto out;
+	}
 
-	/* a per-process name: two runs may build the same backend at once */
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", so_path, (int)getpid());
-	argv[out_arg] = tmp;
+	/* per-process names: two runs may build the same backend at once */
+	int pid = (int)getpid();
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", so_path, pid);
+	for (int i = 0; i < 2; i++) {
+		FILE *f;
+
+		snprintf(hdr[i], sizeof(hdr[i]), "%s.%d.%s.h", so_path, pid, i ? "nocont" : "cont");
+		snprintf(hdr_def[i], sizeof(hdr_def[i]), "-DPTELAB_DISPATCH_BLOCK=\"%s\"", hdr[i]);
+		f = fopen(hdr[i], "w");
+		if (!f || fputs(block[i], f) < 0 || fclose(f)) {
+			snprintf(err, errlen, "cannot write %s: %s", hdr[i], strerror(errno));
+			goto out;
+		}
+	}
+	for (int i = 0; i < 3; i++)
+		snprintf(obj[i], sizeof(obj[i]), "%s.%d.%d.o", so_path, pid, i);
 	fprintf(stderr, "ptelab: building backend %s (kernel %s)%s...\n", name, version,
 		sanitize ? " with AddressSanitizer" : "");
-	char *log = NULL;
-	int rc = spawn_run(argv, SPAWN_CAPTURE, &log);
-	if (rc != 0) {
-		char line[320] = "unknown error";
 
-		if (rc < 0)
+	/* contpte.c and the tree's dispatchers (contpte on), the #else block (off) */
+	struct { const char *src; int block; bool nocont; } units[3] = {
+		{ src_path, 0, false }, { api_path, 0, false }, { api_path, 1, true },
+	};
+	char *log = NULL, line[320] = "unknown error";
+	int r = 0;
+	for (int u = 0; u < 3 && !r; u++) {
+		argc = base;
+		argv[argc++] = hdr_def[units[u].block];
+		if (units[u].nocont)
+			argv[argc++] = "-DPTELAB_API_NOCONT";
+		argv[argc++] = "-c";
+		argv[argc++] = (char *)units[u].src;
+		argv[argc++] = "-o";
+		argv[argc++] = obj[u];
+		argv[argc] = NULL;
+		free(log);
+		log = NULL;
+		r = spawn_run(argv, SPAWN_CAPTURE, &log);
+	}
+	if (!r) {
+		/* link: the compiler words, the sanitizer runtime flag, the objects */
+		argc = cc_words;
+		if (sanitize)
+			argv[argc++] = asan_flags[0];
+		argv[argc++] = "-shared";
+		argv[argc++] = "-o";
+		argv[argc++] = tmp;
+		for (int i = 0; i < 3; i++)
+			argv[argc++] = obj[i];
+		argv[argc] = NULL;
+		free(log);
+		log = NULL;
+		r = spawn_run(argv, SPAWN_CAPTURE, &log);
+	}
+	for (int i = 0; i < 3; i++)
+		unlink(obj[i]);
+	for (int i = 0; i < 2; i++)
+		unlink(hdr[i]);
+	if (r != 0) {
+		if (r < 0)
 			snprintf(line, sizeof(line), "cannot run the compiler '%s': %s (set CC to a C compiler)",
 				 argv[0], strerror(errno));
 		else if (log)
@@ -368,25 +458,26 @@ static int build_backend(const char *name, const char *tree, char *so_path,
 		snprintf(err, errlen, "contpte.c of kernel %s (%s) does not compile against the shim: %s",
 			 version, tree, line);
 		unlink(tmp);
-		return -1;
+		goto out;
 	}
 	free(log);
 	if (rename(tmp, so_path)) {
 		snprintf(err, errlen, "cannot write %s: %s", so_path, strerror(errno));
 		unlink(tmp);
-		return -1;
+		goto out;
 	}
-	return 0;
+	rc = 0;
+out:
+	free(block[0]);
+	free(block[1]);
+	return rc;
 }
 
-#define SYM(field, symbol)                                        \
-	do {                                                      \
-		*(void **)&kb->ops.field = dlsym(handle, symbol); \
-	} while (0)
+#define SYM(field, symbol) (*(void **)&(field) = dlsym(handle, (symbol)))
 
-static const struct contpte_ops *load_backend(const char *name, const char *so,
-					      const char *version, char *err,
-					      size_t errlen)
+static const struct arm64_backend *load_backend(const char *name, const char *so,
+						const char *version, char *err,
+						size_t errlen)
 {
 	void *handle = dlopen(so, RTLD_NOW | RTLD_LOCAL);
 	struct kernel_backend *kb;
@@ -395,32 +486,21 @@ static const struct contpte_ops *load_backend(const char *name, const char *so,
 		snprintf(err, errlen, "cannot load backend %s: %s", name, dlerror());
 		return NULL;
 	}
-	kb = calloc(1, sizeof(*kb));
+	kb = host_calloc(1, sizeof(*kb), "a kernel backend");
 	snprintf(kb->name, sizeof(kb->name), "%s", name);
 	snprintf(kb->version, sizeof(kb->version), "%s", version);
 	snprintf(kb->so_path, sizeof(kb->so_path), "%s", so);
 	kb->handle = handle;
-	kb->ops.name = kb->name;
-	kb->ops.version = kb->version;
-	SYM(ptep_get, "contpte_ptep_get");
-	SYM(ptep_get_lockless, "contpte_ptep_get_lockless");
-	SYM(set_ptes, "contpte_set_ptes");
-	SYM(clear_full_ptes, "contpte_clear_full_ptes");
-	SYM(get_and_clear_full_ptes, "contpte_get_and_clear_full_ptes");
-	SYM(ptep_test_and_clear_young, "contpte_ptep_test_and_clear_young");
-	SYM(ptep_clear_flush_young, "contpte_ptep_clear_flush_young");
-	SYM(test_and_clear_young_ptes, "contpte_test_and_clear_young_ptes");
-	SYM(clear_flush_young_ptes, "contpte_clear_flush_young_ptes");
-	SYM(wrprotect_ptes, "contpte_wrprotect_ptes");
-	SYM(clear_young_dirty_ptes, "contpte_clear_young_dirty_ptes");
-	SYM(ptep_set_access_flags, "contpte_ptep_set_access_flags");
-	*(void **)&kb->real_try_fold = dlsym(handle, "__contpte_try_fold");
-	*(void **)&kb->real_try_unfold = dlsym(handle, "__contpte_try_unfold");
-	kb->ops.try_fold = __contpte_try_fold;
-	kb->ops.try_unfold = __contpte_try_unfold;
-	if (!kb->ops.ptep_get || !kb->ops.set_ptes || !kb->real_try_fold ||
-	    !kb->real_try_unfold || !kb->ops.get_and_clear_full_ptes ||
-	    !(kb->ops.ptep_test_and_clear_young || kb->ops.test_and_clear_young_ptes)) {
+	kb->b.name = kb->name;
+	kb->b.version = kb->version;
+	SYM(kb->b.api, "ptelab_arm64_api");
+	SYM(kb->b.api_nocont, "ptelab_arm64_api_nocont");
+	SYM(kb->real_try_fold, "__contpte_try_fold");
+	SYM(kb->real_try_unfold, "__contpte_try_unfold");
+	SYM(kb->real_ptep_get, "contpte_ptep_get");
+	SYM(kb->real_ptep_get_lockless, "contpte_ptep_get_lockless");
+	if (!kb->b.api || !kb->b.api_nocont || !kb->real_try_fold || !kb->real_try_unfold ||
+	    !kb->real_ptep_get || !kb->real_ptep_get_lockless) {
 		snprintf(err, errlen, "backend %s (kernel %s) lacks the contpte functions ptelab needs",
 			 name, version);
 		dlclose(handle);
@@ -428,20 +508,19 @@ static const struct contpte_ops *load_backend(const char *name, const char *so,
 		return NULL;
 	}
 	loaded[nr_loaded++] = kb;
-	return &kb->ops;
+	return &kb->b;
 }
 
-const struct contpte_ops *contpte_backend_by_name(const char *impl, char *err,
-						  size_t errlen)
+const struct arm64_backend *arm64_backend_by_name(const char *impl, char *err, size_t errlen)
 {
 	char tree[PATH_MAX + 64], so[PATH_MAX + 128], version[32];
 	struct stat st;
 
 	if (!strcmp(impl, "ref"))
-		return &contpte_ref_ops;
+		return &arm64_ref_backend;
 	for (int i = 0; i < nr_loaded; i++)
 		if (!strcmp(loaded[i]->name, impl))
-			return &loaded[i]->ops;
+			return &loaded[i]->b;
 	if (nr_loaded == MAX_BACKENDS) {
 		snprintf(err, errlen, "too many kernel backends in one run (at most %d)", MAX_BACKENDS);
 		return NULL;

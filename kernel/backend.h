@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Kernel backends: a kernel tree's arch/arm64/mm/contpte.c compiled
+ * Kernel backends: a kernel tree's arch/arm64/mm/contpte.c and the
+ * CONFIG_ARM64_CONTPTE dispatcher block of its asm/pgtable.h, compiled
  * unchanged against the shim into a shared object, loaded beside the
- * others (RTLD_LOCAL), its contpte_* functions filling a contpte_ops.
+ * others (RTLD_LOCAL): the tree's own public arm64 PTE API.
  */
 #ifndef PTELAB_KERNEL_BACKEND_H
 #define PTELAB_KERNEL_BACKEND_H
@@ -10,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct contpte_ops;
+struct arm64_backend;
 
 /* The versions Debian packages as linux-source-X.Y that ptelab knows. */
 extern const char *const kernel_fetchable[];
@@ -20,8 +21,7 @@ extern const char *const kernel_fetchable[];
  * "tree:PATH". Builds on first use (cached by content), loads, returns
  * the ops; NULL with one line in err saying what is wrong and what to do.
  */
-const struct contpte_ops *contpte_backend_by_name(const char *impl, char *err,
-						  size_t errlen);
+const struct arm64_backend *arm64_backend_by_name(const char *impl, char *err, size_t errlen);
 
 /* Fetched kernel sources under build/kernels, sorted; returns how many. */
 int kernel_fetched(char names[][64], int max);

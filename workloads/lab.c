@@ -113,14 +113,14 @@ int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 			 cfg.nr_cpus, (unsigned long long)NULL_PFN - 1, HW_MAX_CPUS);
 		return -1;
 	}
-	const struct contpte_ops *b = contpte_backend_by_name(p->impl, err, errlen);
+	const struct arm64_backend *b = arm64_backend_by_name(p->impl, err, errlen);
 	if (!b)
 		return -1;
-	if (!arm64_contpte_is_ref(b) && a != &arch_arm64_ops) {
+	if (b != &arm64_ref_backend && a != &arch_arm64_ops) {
 		snprintf(err, errlen, "impl %s is an arm64 contpte backend; use --arch arm64", p->impl);
 		return -1;
 	}
-	arm64_use_contpte(b);
+	arm64_use_backend(b);
 	lruvec_init(&root_lruvec);
 	lru_gen_init();
 	lru_gen_enabled = p->lru && !strcmp(p->lru, "mglru");

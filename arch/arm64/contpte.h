@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The boundary between the public arm64 dispatchers (pgtable.c) and a
- * contpte implementation: ptelab's reference one, or a real kernel's
- * arch/arm64/mm/contpte.c compiled against the shim into a shared object.
- * Slots a version does not have stay NULL (6.12 has per-PTE young
- * functions, 7.x batched *_young_ptes); the dispatchers adapt.
+ * The boundary between the reference backend's dispatchers (pgtable.c) and
+ * its contpte (contpte_ref.c). Kernel backends do not use it: they bring
+ * their tree's dispatchers and contpte.c together (arch/arm64/api.h).
  */
 #ifndef PTELAB_ARM64_CONTPTE_H
 #define PTELAB_ARM64_CONTPTE_H
@@ -48,8 +46,6 @@ struct contpte_ops {
 
 extern const struct contpte_ops contpte_ref_ops;
 
-/* The backend the dispatchers call; set per run. */
-extern const struct contpte_ops *contpte_backend;
 
 /*
  * Core-mm service arch code needs: the frames of the folio that contains

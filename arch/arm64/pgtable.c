@@ -1,34 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The public arm64 page-table dispatchers (asm/pgtable.h): plain entries
- * take the raw "__" path, contiguous ones go to the contpte backend.
- * Which per-version API the backend has (per-PTE or batched young) and
- * the reference switches are resolved here, in one place.
+ * The reference backend's public arm64 page-table dispatchers (its
+ * asm/pgtable.h CONFIG_ARM64_CONTPTE block): plain entries take the raw
+ * "__" path, contiguous ones go to the reference contpte. The reference
+ * switches are resolved here. A kernel backend brings its tree's own
+ * dispatchers instead (kernel/shim/api.c); the arch ops at the end call
+ * whichever backend the run selected.
  */
 #include "arch/arch.h"
+#include "arch/arm64/api.h"
 #include "arch/arm64/contpte.h"
 #include "arch/arm64/tlbflush.h"
 #include "arch/switches.h"
 #include "hw/events.h"
 #include "mm/mmu_gather.h"
 
-const struct contpte_ops *contpte_backend = &contpte_ref_ops;
-#define B contpte_backend
-
-static bool is_ref(void)
-{
-	return B == &contpte_ref_ops;
-}
-
-void arm64_use_contpte(const struct contpte_ops *ops)
-{
-	contpte_backend = ops;
-}
-
-bool arm64_contpte_is_ref(const struct contpte_ops *ops)
-{
-	return ops == &contpte_ref_ops;
-}
+#define B (&contpte_ref_ops)
 
 static void contpte_try_unfold(struct mm_struct *mm, unsigned long addr,
 			       pte_t *ptep, pte_t pte)
@@ -133,7 +120,7 @@ static pte_t ptep_get_and_clear_full(struct mm_struct *mm, unsigned long addr,
 	pte_t pte = __ptep_get(ptep);
 
 	if (pte_valid_cont(pte)) {
-		if (!full || !is_ref() || contpte_full_mode == CONTPTE_FULL_NONE)
+		if (!full || contpte_full_mode == CONTPTE_FULL_NONE)
 			B->try_unfold(mm, addr, ptep, pte);
 		else if (contpte_full_mode == CONTPTE_FULL_ROBUST)
 			unfold_noflush(mm, addr, ptep, pte);
@@ -169,7 +156,7 @@ static void clear_full_ptes(struct mm_struct *mm, unsigned long addr,
 	if (nr == 1) {
 		contpte_try_unfold(mm, addr, ptep, __ptep_get(ptep));
 		__clear_full_ptes(mm, addr, ptep, nr, full);
-	} else if (is_ref() && !lab_sw.exit_clear_ptes) {
+	} else if (!lab_sw.exit_clear_ptes) {
 		clear_ptes_one_by_one(mm, addr, ptep, nr, full);
 	} else {
 		B->clear_full_ptes(mm, addr, ptep, nr, full);
@@ -183,7 +170,7 @@ static pte_t get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
 		contpte_try_unfold(mm, addr, ptep, __ptep_get(ptep));
 		return __get_and_clear_full_ptes(mm, addr, ptep, nr, full);
 	}
-	if (is_ref() && !lab_sw.exit_clear_ptes)
+	if (!lab_sw.exit_clear_ptes)
 		return clear_ptes_one_by_one(mm, addr, ptep, nr, full);
 	return B->get_and_clear_full_ptes(mm, addr, ptep, nr, full);
 }
@@ -214,20 +201,13 @@ static int ptep_clear_flush_young(struct vm_area_struct *vma,
 
 static bool batched_young(void)
 {
-	return B->test_and_clear_young_ptes && (!is_ref() || lab_sw.young_batch);
-}
-
-/* A kernel backend's own version decides; the reference has both. */
-static bool backend_batched_young(void)
-{
-	return B->test_and_clear_young_ptes != NULL;
+	return lab_sw.young_batch;
 }
 
 /*
  * S1: one call over a folio's PTEs. The caller guarantees they are
- * present, so the contiguous bit alone decides the path. Backends without
- * the batched API (6.x), or the reference without young-batch, get the
- * per-PTE loop core-mm used to run.
+ * present, so the contiguous bit alone decides the path. Without
+ * young-batch, the per-PTE loop core-mm used to run.
  */
 static bool test_and_clear_young_ptes(struct vm_area_struct *vma,
 				      unsigned long addr, pte_t *ptep,
@@ -347,6 +327,138 @@ static u64 mk_pmd_leaf(u64 pfn, pgprot_t prot)
 	return ((pfn << PAGE_SHIFT) | pgprot_val(prot)) & ~PTE_TABLE_BIT & ~PTE_CONT;
 }
 
+static const struct arm64_pte_api ref_api = {
+	.ptep_get = ptep_get,
+	.ptep_get_lockless = ptep_get_lockless,
+	.set_ptes = set_ptes,
+	.clear_full_ptes = clear_full_ptes,
+	.get_and_clear_full_ptes = get_and_clear_full_ptes,
+	.ptep_get_and_clear_full = ptep_get_and_clear_full,
+	.ptep_test_and_clear_young = ptep_test_and_clear_young,
+	.ptep_clear_flush_young = ptep_clear_flush_young,
+	.test_and_clear_young_ptes = test_and_clear_young_ptes,
+	.clear_flush_young_ptes = clear_flush_young_ptes,
+	.wrprotect_ptes = wrprotect_ptes,
+	.clear_young_dirty_ptes = clear_young_dirty_ptes,
+	.ptep_set_access_flags = ptep_set_access_flags,
+	.pte_batch_hint = pte_batch_hint,
+	.batched_young = true,
+};
+
+/* The reference switches contpte off itself (lab_sw.contpte): one API. */
+const struct arm64_backend arm64_ref_backend = {
+	.name = "ref",
+	.version = "ptelab",
+	.api = &ref_api,
+	.api_nocont = &ref_api,
+};
+
+static const struct arm64_backend *backend = &arm64_ref_backend;
+
+void arm64_use_backend(const struct arm64_backend *b)
+{
+	backend = b;
+}
+
+const struct arm64_backend *arm64_current_backend(void)
+{
+	return backend;
+}
+
+/* --without contpte: the tree's kernel built without CONFIG_ARM64_CONTPTE. */
+static inline const struct arm64_pte_api *api(void)
+{
+	return lab_sw.contpte ? backend->api : backend->api_nocont;
+}
+
+static pte_t a_ptep_get(pte_t *ptep)
+{
+	return api()->ptep_get(ptep);
+}
+
+static pte_t a_ptep_get_lockless(pte_t *ptep)
+{
+	return api()->ptep_get_lockless(ptep);
+}
+
+static void a_set_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+		       pte_t pte, unsigned int nr)
+{
+	api()->set_ptes(mm, addr, ptep, pte, nr);
+}
+
+static void a_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
+			      pte_t *ptep, unsigned int nr, int full)
+{
+	api()->clear_full_ptes(mm, addr, ptep, nr, full);
+}
+
+static pte_t a_get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
+				       pte_t *ptep, unsigned int nr, int full)
+{
+	return api()->get_and_clear_full_ptes(mm, addr, ptep, nr, full);
+}
+
+static pte_t a_ptep_get_and_clear_full(struct mm_struct *mm, unsigned long addr,
+				       pte_t *ptep, int full)
+{
+	return api()->ptep_get_and_clear_full(mm, addr, ptep, full);
+}
+
+static int a_ptep_test_and_clear_young(struct vm_area_struct *vma,
+				       unsigned long addr, pte_t *ptep)
+{
+	return api()->ptep_test_and_clear_young(vma, addr, ptep);
+}
+
+static int a_ptep_clear_flush_young(struct vm_area_struct *vma,
+				    unsigned long addr, pte_t *ptep)
+{
+	return api()->ptep_clear_flush_young(vma, addr, ptep);
+}
+
+static bool a_test_and_clear_young_ptes(struct vm_area_struct *vma,
+					unsigned long addr, pte_t *ptep, unsigned int nr)
+{
+	return api()->test_and_clear_young_ptes(vma, addr, ptep, nr);
+}
+
+static bool a_clear_flush_young_ptes(struct vm_area_struct *vma,
+				     unsigned long addr, pte_t *ptep, unsigned int nr)
+{
+	return api()->clear_flush_young_ptes(vma, addr, ptep, nr);
+}
+
+static void a_wrprotect_ptes(struct mm_struct *mm, unsigned long addr,
+			     pte_t *ptep, unsigned int nr)
+{
+	api()->wrprotect_ptes(mm, addr, ptep, nr);
+}
+
+static void a_clear_young_dirty_ptes(struct vm_area_struct *vma,
+				     unsigned long addr, pte_t *ptep,
+				     unsigned int nr, cydp_t flags)
+{
+	api()->clear_young_dirty_ptes(vma, addr, ptep, nr, flags);
+}
+
+static int a_ptep_set_access_flags(struct vm_area_struct *vma, unsigned long addr,
+				   pte_t *ptep, pte_t entry, int dirty)
+{
+	return api()->ptep_set_access_flags(vma, addr, ptep, entry, dirty);
+}
+
+static unsigned int a_pte_batch_hint(pte_t *ptep, pte_t pte)
+{
+	return api()->pte_batch_hint(ptep, pte);
+}
+
+/* The tree's asm/pgtable.h has batched young tests (7.x); 6.x did not. */
+static bool a_batched_young(void)
+{
+	return api()->batched_young;
+}
+
 const struct arch_ops arch_arm64_ops = {
 	.name = "arm64",
 	.fmt = &hw_fmt_arm64,
@@ -366,21 +478,21 @@ const struct arch_ops arch_arm64_ops = {
 	.vm_get_page_prot = vm_get_page_prot,
 	.mk_table = mk_table,
 	.mk_pmd_leaf = mk_pmd_leaf,
-	.ptep_get = ptep_get,
-	.ptep_get_lockless = ptep_get_lockless,
-	.set_ptes = set_ptes,
-	.clear_full_ptes = clear_full_ptes,
-	.get_and_clear_full_ptes = get_and_clear_full_ptes,
-	.ptep_get_and_clear_full = ptep_get_and_clear_full,
-	.ptep_test_and_clear_young = ptep_test_and_clear_young,
-	.ptep_clear_flush_young = ptep_clear_flush_young,
-	.test_and_clear_young_ptes = test_and_clear_young_ptes,
-	.clear_flush_young_ptes = clear_flush_young_ptes,
-	.wrprotect_ptes = wrprotect_ptes,
-	.clear_young_dirty_ptes = clear_young_dirty_ptes,
-	.ptep_set_access_flags = ptep_set_access_flags,
-	.pte_batch_hint = pte_batch_hint,
-	.batched_young = backend_batched_young,
+	.ptep_get = a_ptep_get,
+	.ptep_get_lockless = a_ptep_get_lockless,
+	.set_ptes = a_set_ptes,
+	.clear_full_ptes = a_clear_full_ptes,
+	.get_and_clear_full_ptes = a_get_and_clear_full_ptes,
+	.ptep_get_and_clear_full = a_ptep_get_and_clear_full,
+	.ptep_test_and_clear_young = a_ptep_test_and_clear_young,
+	.ptep_clear_flush_young = a_ptep_clear_flush_young,
+	.test_and_clear_young_ptes = a_test_and_clear_young_ptes,
+	.clear_flush_young_ptes = a_clear_flush_young_ptes,
+	.wrprotect_ptes = a_wrprotect_ptes,
+	.clear_young_dirty_ptes = a_clear_young_dirty_ptes,
+	.ptep_set_access_flags = a_ptep_set_access_flags,
+	.pte_batch_hint = a_pte_batch_hint,
+	.batched_young = a_batched_young,
 	.flush_tlb_range = flush_tlb_range,
 	.flush_tlb_mm = flush_tlb_mm,
 	.flush_tlb_page = flush_tlb_page,

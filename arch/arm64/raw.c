@@ -118,9 +118,11 @@ int __ptep_clear_flush_young(struct vm_area_struct *vma, unsigned long addr,
 	return young;
 }
 
-void __ptep_set_wrprotect(struct mm_struct *mm, unsigned long addr, pte_t *ptep)
+/* Write-protect starting from a value the caller already read (no reload). */
+void ___ptep_set_wrprotect(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+			   pte_t pte)
 {
-	pte_t old_pte, pte = __ptep_get(ptep);
+	pte_t old_pte;
 
 	(void)mm;
 	(void)addr;
@@ -129,6 +131,11 @@ void __ptep_set_wrprotect(struct mm_struct *mm, unsigned long addr, pte_t *ptep)
 		pte = pte_wrprotect(pte);
 		pte = __pte(pte_cmpxchg(ptep, pte_val(old_pte), pte_val(pte)));
 	} while (pte_val(pte) != pte_val(old_pte));
+}
+
+void __ptep_set_wrprotect(struct mm_struct *mm, unsigned long addr, pte_t *ptep)
+{
+	___ptep_set_wrprotect(mm, addr, ptep, __ptep_get(ptep));
 }
 
 void __wrprotect_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,

@@ -24,6 +24,8 @@ int __ptep_test_and_clear_young(struct vm_area_struct *vma,
 				unsigned long addr, pte_t *ptep);
 int __ptep_clear_flush_young(struct vm_area_struct *vma, unsigned long addr,
 			     pte_t *ptep);
+void ___ptep_set_wrprotect(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+			   pte_t pte);
 void __ptep_set_wrprotect(struct mm_struct *mm, unsigned long addr, pte_t *ptep);
 void __wrprotect_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 		      unsigned int nr);

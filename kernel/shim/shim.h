@@ -8,6 +8,7 @@
  *   PTELAB_TLBF          __flush_tlb_range takes (level, tlbf_t flags)
  *   PTELAB_BATCHED_YOUNG contpte_*_young_ptes instead of contpte_ptep_*young
  *   PTELAB_MKCONT_TYPE_PAGE  pte_mkcont also sets the page type bits
+ *   PTELAB_DISPATCH_BLOCK    "file" holding the tree's dispatcher block
  */
 #ifndef PTELAB_KERNEL_SHIM_H
 #define PTELAB_KERNEL_SHIM_H
@@ -58,45 +59,25 @@ static inline bool system_supports_mte(void) { return false; }
 /* the kernel's own mm: contpte only manages user mms */
 extern struct mm_struct init_mm;
 
-/* the dispatcher inline contpte.c calls, and its own prototypes */
-void __contpte_try_fold(struct mm_struct *mm, unsigned long addr, pte_t *ptep, pte_t pte);
-void __contpte_try_unfold(struct mm_struct *mm, unsigned long addr, pte_t *ptep, pte_t pte);
-
-static inline void contpte_try_unfold(struct mm_struct *mm, unsigned long addr,
-				      pte_t *ptep, pte_t pte)
+/*
+ * Kernel-only helpers the dispatcher block mentions (ptep_try_set() and
+ * flush_tlb_before_set() serve kernel mappings, which the lab has none of).
+ */
+#define try_cmpxchg(ptr, oldp, new) \
+	__atomic_compare_exchange_n((ptr), (oldp), (new), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
+static inline void emit_pte_barriers(void) { }
+static inline void flush_tlb_kernel_range(unsigned long start, unsigned long end)
 {
-	if (unlikely(pte_valid_cont(pte)))
-		__contpte_try_unfold(mm, addr, ptep, pte);
+	ptelab_kernel_warn(__FILE__, __LINE__, "flush_tlb_kernel_range: no kernel mappings in the lab");
 }
 
-pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte);
-pte_t contpte_ptep_get_lockless(pte_t *orig_ptep);
-void contpte_set_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
-		      pte_t pte, unsigned int nr);
-void contpte_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
-			     pte_t *ptep, unsigned int nr, int full);
-pte_t contpte_get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
-				      pte_t *ptep, unsigned int nr, int full);
-#ifdef PTELAB_BATCHED_YOUNG
-bool contpte_test_and_clear_young_ptes(struct vm_area_struct *vma,
-				       unsigned long addr, pte_t *ptep,
-				       unsigned int nr);
-bool contpte_clear_flush_young_ptes(struct vm_area_struct *vma,
-				    unsigned long addr, pte_t *ptep,
-				    unsigned int nr);
-#else
-int contpte_ptep_test_and_clear_young(struct vm_area_struct *vma,
-				      unsigned long addr, pte_t *ptep);
-int contpte_ptep_clear_flush_young(struct vm_area_struct *vma,
-				   unsigned long addr, pte_t *ptep);
+/*
+ * The tree's own public PTE API: its asm/pgtable.h CONFIG_ARM64_CONTPTE
+ * block (the dispatchers and contpte_* prototypes), or the #else block
+ * for a kernel without contpte, as the build extracted them.
+ */
+#ifdef PTELAB_DISPATCH_BLOCK
+#include PTELAB_DISPATCH_BLOCK
 #endif
-void contpte_wrprotect_ptes(struct mm_struct *mm, unsigned long addr,
-			    pte_t *ptep, unsigned int nr);
-void contpte_clear_young_dirty_ptes(struct vm_area_struct *vma,
-				    unsigned long addr, pte_t *ptep,
-				    unsigned int nr, cydp_t flags);
-int contpte_ptep_set_access_flags(struct vm_area_struct *vma,
-				  unsigned long addr, pte_t *ptep,
-				  pte_t entry, int dirty);
 
 #endif

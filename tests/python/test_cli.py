@@ -85,12 +85,25 @@ def test_zap_batch_saves_16x(ptelab):
     assert before["params"]["without"] == ["zap-batch"]
 
 
-def _fake_tree(tmp_path, source=None):
+# the smallest asm/pgtable.h with a dispatcher block: contpte on, and off
+PGTABLE_H = """#ifdef CONFIG_ARM64_CONTPTE
+#define ptep_get __ptep_get
+#else /* CONFIG_ARM64_CONTPTE */
+#define ptep_get __ptep_get
+#endif /* CONFIG_ARM64_CONTPTE */
+"""
+
+
+def _fake_tree(tmp_path, source=None, pgtable_h=PGTABLE_H):
     (tmp_path / "Makefile").write_text("VERSION = 7\nPATCHLEVEL = 9\nSUBLEVEL = 1\n")
     if source is not None:
         d = tmp_path / "arch" / "arm64" / "mm"
         d.mkdir(parents=True)
         (d / "contpte.c").write_text(source)
+    if pgtable_h is not None:
+        d = tmp_path / "arch" / "arm64" / "include" / "asm"
+        d.mkdir(parents=True)
+        (d / "pgtable.h").write_text(pgtable_h)
     return f"tree:{tmp_path}"
 
 
@@ -106,6 +119,23 @@ def _one_error(p):
 def test_tree_without_contpte(ptelab, tmp_path):
     line = _one_error(ptelab("run", "munmap", "--size", "4M", "--impl", _fake_tree(tmp_path)))
     assert "7.9.1" in line and "no arch/arm64/mm/contpte.c" in line
+
+
+def test_tree_without_pgtable_h(ptelab, tmp_path):
+    impl = _fake_tree(tmp_path, "int x;\n", pgtable_h=None)
+    line = _one_error(ptelab("run", "munmap", "--size", "4M", "--impl", impl))
+    assert "7.9.1" in line and "no arch/arm64/include/asm/pgtable.h" in line
+
+
+@pytest.mark.parametrize("text,marker", [
+    ("static int nothing;\n", "#ifdef CONFIG_ARM64_CONTPTE"),
+    ("#ifdef CONFIG_ARM64_CONTPTE\n#if X\n#else\n#endif\n", "#else /* CONFIG_ARM64_CONTPTE */"),
+    ("#ifdef CONFIG_ARM64_CONTPTE\n#else /* CONFIG_ARM64_CONTPTE */\n", "#endif /* CONFIG_ARM64_CONTPTE */"),
+])
+def test_tree_without_dispatcher_markers(ptelab, tmp_path, text, marker):
+    impl = _fake_tree(tmp_path, "int x;\n", pgtable_h=text)
+    line = _one_error(ptelab("run", "munmap", "--size", "4M", "--impl", impl))
+    assert "pgtable.h of kernel 7.9.1" in line and f"no '{marker}' marker" in line
 
 
 def test_tree_that_does_not_compile(ptelab, tmp_path):

@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""A kernel backend is its tree's arm64 PTE API: the CONFIG_ARM64_CONTPTE
+dispatchers of asm/pgtable.h compiled with contpte.c, not ptelab's imitation."""
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import ROOT, _binary
+
+KERNELS = ROOT / "build" / "kernels"
+
+
+def fetched(v):
+    return (KERNELS / f"linux-{v}").is_dir()
+
+
+def tree_with(tmp_path, version, old, new):
+    dst = tmp_path / f"linux-{version}-edited"
+    shutil.copytree(KERNELS / f"linux-{version}", dst)
+    pgt = dst / "arch" / "arm64" / "include" / "asm" / "pgtable.h"
+    text = pgt.read_text()
+    assert text.count(old) == 1, "the dispatcher to edit is not there"
+    pgt.write_text(text.replace(old, new))
+    return dst
+
+
+def run(*args):
+    return subprocess.run([_binary(), *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=600)
+
+
+GATHER = """	if (likely(!pte_valid_cont(pte)))
+		return pte;
+
+	return contpte_ptep_get(ptep, pte);"""
+
+
+@pytest.mark.skipif(not fetched("7.3"), reason="linux-7.3 not fetched")
+def test_a_dispatcher_bug_is_caught(tmp_path):
+    # ptep_get returns the single entry instead of gathering the block
+    tree = tree_with(tmp_path, "7.3", GATHER, "\treturn pte;")
+    p = run("check", "--impl", f"tree:{tree}", "--sequences", "4")
+    assert p.returncode == 1, p.stdout
+    assert "lost_young" in p.stdout or "lost_dirty" in p.stdout
+    assert "invariants VIOLATED" in p.stdout
+
+
+@pytest.mark.skipif(not fetched("7.3"), reason="linux-7.3 not fetched")
+def test_unmodified_dispatchers_hold(tmp_path):
+    p = run("check", "--impl", "linux-7.3", "--sequences", "4")
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+@pytest.mark.skipif(not (fetched("6.12") and fetched("7.3")), reason="kernels not fetched")
+def test_each_version_runs_its_own_dispatchers():
+    # 6.12's asm/pgtable.h has no test_and_clear_young_ptes: core-mm
+    # tests young per PTE, each a whole-block contpte call; 7.3 batches.
+    out = {}
+    for impl in ("linux-6.12", "linux-7.3"):
+        p = run("run", "young-scan", "--size", "16M", "--impl", impl, "--json")
+        assert p.returncode == 0, p.stderr
+        out[impl] = json.loads(p.stdout)
+    assert out["linux-6.12"]["events"]["young_read"] > 10 * out["linux-7.3"]["events"]["young_read"]
+
+
+@pytest.mark.skipif(not fetched("7.3"), reason="linux-7.3 not fetched")
+def test_without_contpte_is_the_trees_else_block(tmp_path):
+    # break the #else block: only --without contpte runs it
+    tree = tree_with(tmp_path, "7.3", "#define ptep_get				__ptep_get",
+                     "#define ptep_get(p)				__pte(0)")
+    on = run("run", "munmap", "--size", "4M", "--impl", f"tree:{tree}", "--json")
+    off = run("run", "munmap", "--size", "4M", "--impl", f"tree:{tree}", "--json",
+              "--without", "contpte")
+    assert on.returncode == 0, on.stderr
+    assert json.loads(on.stdout)["invariants"]["ok"]
+    assert off.returncode == 1
+    assert not json.loads(off.stdout)["invariants"]["ok"]
