@@ -4,6 +4,15 @@
 #include "arch/arch.h"
 
 const struct arch_ops *arch = &arch_arm64_ops;
+static struct arch_ops run_arch;
+
+void arch_select(const struct arch_ops *a, const struct pte_api *pte)
+{
+	run_arch = *a;
+	if (pte)
+		run_arch.pte = *pte;
+	arch = &run_arch;
+}
 
 const struct arch_ops *arch_by_name(const char *name)
 {

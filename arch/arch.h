@@ -8,6 +8,7 @@
 #define PTELAB_ARCH_ARCH_H
 
 #include "hw/mmu.h"
+#include "arch/pte_api.h"
 #include "mm/mm_types.h"
 
 struct mmu_gather;
@@ -36,38 +37,8 @@ struct arch_ops {
 	u64 (*mk_table)(u64 *table);
 	u64 (*mk_pmd_leaf)(u64 pfn, pgprot_t prot);
 
-	/* operations on entries */
-	pte_t (*ptep_get)(pte_t *ptep);
-	pte_t (*ptep_get_lockless)(pte_t *ptep);
-	void (*set_ptes)(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
-			 pte_t pte, unsigned int nr);
-	void (*clear_full_ptes)(struct mm_struct *mm, unsigned long addr,
-				pte_t *ptep, unsigned int nr, int full);
-	pte_t (*get_and_clear_full_ptes)(struct mm_struct *mm, unsigned long addr,
-					 pte_t *ptep, unsigned int nr, int full);
-	pte_t (*ptep_get_and_clear_full)(struct mm_struct *mm, unsigned long addr,
-					 pte_t *ptep, int full);
-	int (*ptep_test_and_clear_young)(struct vm_area_struct *vma,
-					 unsigned long addr, pte_t *ptep);
-	int (*ptep_clear_flush_young)(struct vm_area_struct *vma,
-				      unsigned long addr, pte_t *ptep);
-	bool (*test_and_clear_young_ptes)(struct vm_area_struct *vma,
-					  unsigned long addr, pte_t *ptep,
-					  unsigned int nr);
-	bool (*clear_flush_young_ptes)(struct vm_area_struct *vma,
-				       unsigned long addr, pte_t *ptep,
-				       unsigned int nr);
-	void (*wrprotect_ptes)(struct mm_struct *mm, unsigned long addr,
-			       pte_t *ptep, unsigned int nr);
-	void (*clear_young_dirty_ptes)(struct vm_area_struct *vma,
-				       unsigned long addr, pte_t *ptep,
-				       unsigned int nr, cydp_t flags);
-	int (*ptep_set_access_flags)(struct vm_area_struct *vma,
-				     unsigned long addr, pte_t *ptep,
-				     pte_t entry, int dirty);
-	unsigned int (*pte_batch_hint)(pte_t *ptep, pte_t pte);
-	/* the kernel has batched young tests (7.x); 6.x core-mm went per PTE */
-	bool (*batched_young)(void);
+	/* operations on entries: the public PTE API */
+	struct pte_api pte;
 
 	/* TLB maintenance */
 	void (*flush_tlb_range)(struct vm_area_struct *vma, unsigned long start,
@@ -84,10 +55,13 @@ extern const struct arch_ops arch_x86_ops;
 extern const struct arch_ops *arch;
 
 const struct arch_ops *arch_by_name(const char *name);
+/* The run's arch: a's ops, with the PTE API pte (NULL: a's own). */
+void arch_select(const struct arch_ops *a, const struct pte_api *pte);
 
 /* arm64: the backend whose public PTE API the arch ops call (arch/arm64/api.h). */
 struct arm64_backend;
 extern const struct arm64_backend arm64_ref_backend;
 void arm64_use_backend(const struct arm64_backend *b);
+const struct pte_api *arm64_backend_api(void);
 
 #endif

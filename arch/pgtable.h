@@ -34,7 +34,7 @@ static inline pte_t pte_advance_pfn(pte_t pte, unsigned long nr)
 
 static inline pte_t ptep_get(pte_t *ptep)
 {
-	pte_t pte = arch->ptep_get(ptep);
+	pte_t pte = arch->pte.ptep_get(ptep);
 
 	oracle_check_read(ptep, pte, "ptep_get");
 	return pte;
@@ -42,7 +42,7 @@ static inline pte_t ptep_get(pte_t *ptep)
 
 static inline pte_t ptep_get_lockless(pte_t *ptep)
 {
-	pte_t pte = arch->ptep_get_lockless(ptep);
+	pte_t pte = arch->pte.ptep_get_lockless(ptep);
 
 	oracle_check_read(ptep, pte, "ptep_get_lockless");
 	return pte;
@@ -51,7 +51,7 @@ static inline pte_t ptep_get_lockless(pte_t *ptep)
 static inline void set_ptes(struct mm_struct *mm, unsigned long addr,
 			    pte_t *ptep, pte_t pte, unsigned int nr)
 {
-	arch->set_ptes(mm, addr, ptep, pte, nr);
+	arch->pte.set_ptes(mm, addr, ptep, pte, nr);
 	oracle_set(ptep, nr, pte_young(pte), pte_dirty(pte));
 }
 
@@ -65,7 +65,7 @@ static inline void set_pte_at(struct mm_struct *mm, unsigned long addr,
 static inline void clear_full_ptes(struct mm_struct *mm, unsigned long addr,
 				   pte_t *ptep, unsigned int nr, int full)
 {
-	arch->clear_full_ptes(mm, addr, ptep, nr, full);
+	arch->pte.clear_full_ptes(mm, addr, ptep, nr, full);
 	oracle_discard(ptep, nr, true, true);
 }
 
@@ -73,7 +73,7 @@ static inline pte_t get_and_clear_full_ptes(struct mm_struct *mm,
 					    unsigned long addr, pte_t *ptep,
 					    unsigned int nr, int full)
 {
-	pte_t pte = arch->get_and_clear_full_ptes(mm, addr, ptep, nr, full);
+	pte_t pte = arch->pte.get_and_clear_full_ptes(mm, addr, ptep, nr, full);
 
 	oracle_report(ptep, nr, pte_young(pte), pte_dirty(pte), true, true,
 		      false, "get_and_clear_full_ptes");
@@ -84,7 +84,7 @@ static inline pte_t ptep_get_and_clear_full(struct mm_struct *mm,
 					    unsigned long addr, pte_t *ptep,
 					    int full)
 {
-	pte_t pte = arch->ptep_get_and_clear_full(mm, addr, ptep, full);
+	pte_t pte = arch->pte.ptep_get_and_clear_full(mm, addr, ptep, full);
 
 	oracle_report(ptep, 1, pte_young(pte), pte_dirty(pte), true, true,
 		      false, "ptep_get_and_clear_full");
@@ -111,7 +111,7 @@ static inline int ptep_test_and_clear_young(struct vm_area_struct *vma,
 					    unsigned long addr, pte_t *ptep)
 {
 	struct young_cost c = young_cost_start();
-	int young = arch->ptep_test_and_clear_young(vma, addr, ptep);
+	int young = arch->pte.ptep_test_and_clear_young(vma, addr, ptep);
 
 	young_cost_end(c);
 	oracle_report(ptep, 1, young, false, true, false, true,
@@ -123,7 +123,7 @@ static inline int ptep_clear_flush_young(struct vm_area_struct *vma,
 					 unsigned long addr, pte_t *ptep)
 {
 	struct young_cost c = young_cost_start();
-	int young = arch->ptep_clear_flush_young(vma, addr, ptep);
+	int young = arch->pte.ptep_clear_flush_young(vma, addr, ptep);
 
 	young_cost_end(c);
 	oracle_report(ptep, 1, young, false, true, false, true,
@@ -136,7 +136,7 @@ static inline bool test_and_clear_young_ptes(struct vm_area_struct *vma,
 					     unsigned int nr)
 {
 	struct young_cost c = young_cost_start();
-	bool young = arch->test_and_clear_young_ptes(vma, addr, ptep, nr);
+	bool young = arch->pte.test_and_clear_young_ptes(vma, addr, ptep, nr);
 
 	young_cost_end(c);
 	oracle_report(ptep, nr, young, false, true, false, true,
@@ -149,7 +149,7 @@ static inline bool clear_flush_young_ptes(struct vm_area_struct *vma,
 					  unsigned int nr)
 {
 	struct young_cost c = young_cost_start();
-	bool young = arch->clear_flush_young_ptes(vma, addr, ptep, nr);
+	bool young = arch->pte.clear_flush_young_ptes(vma, addr, ptep, nr);
 
 	young_cost_end(c);
 	oracle_report(ptep, nr, young, false, true, false, true,
@@ -160,7 +160,7 @@ static inline bool clear_flush_young_ptes(struct vm_area_struct *vma,
 static inline void wrprotect_ptes(struct mm_struct *mm, unsigned long addr,
 				  pte_t *ptep, unsigned int nr)
 {
-	arch->wrprotect_ptes(mm, addr, ptep, nr);
+	arch->pte.wrprotect_ptes(mm, addr, ptep, nr);
 }
 
 static inline void ptep_set_wrprotect(struct mm_struct *mm, unsigned long addr,
@@ -173,7 +173,7 @@ static inline void clear_young_dirty_ptes(struct vm_area_struct *vma,
 					  unsigned long addr, pte_t *ptep,
 					  unsigned int nr, cydp_t flags)
 {
-	arch->clear_young_dirty_ptes(vma, addr, ptep, nr, flags);
+	arch->pte.clear_young_dirty_ptes(vma, addr, ptep, nr, flags);
 	oracle_discard(ptep, nr, flags & CYDP_CLEAR_YOUNG, flags & CYDP_CLEAR_DIRTY);
 }
 
@@ -181,7 +181,7 @@ static inline int ptep_set_access_flags(struct vm_area_struct *vma,
 					unsigned long addr, pte_t *ptep,
 					pte_t entry, int dirty)
 {
-	int changed = arch->ptep_set_access_flags(vma, addr, ptep, entry, dirty);
+	int changed = arch->pte.ptep_set_access_flags(vma, addr, ptep, entry, dirty);
 
 	/* x86 leaves young to the hardware: track only what was written */
 	oracle_set(ptep, 1, pte_young(entry) && hw_cont_gather_young(&ptep->pte),
@@ -191,12 +191,12 @@ static inline int ptep_set_access_flags(struct vm_area_struct *vma,
 
 static inline unsigned int pte_batch_hint(pte_t *ptep, pte_t pte)
 {
-	return arch->pte_batch_hint(ptep, pte);
+	return arch->pte.pte_batch_hint(ptep, pte);
 }
 
 static inline bool arch_batched_young(void)
 {
-	return arch->batched_young();
+	return arch->pte.batched_young;
 }
 
 static inline void flush_tlb_range(struct vm_area_struct *vma,

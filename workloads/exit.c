@@ -102,9 +102,10 @@ static int exit_run_variant(const struct run_params *p, struct run_result *r,
 		snprintf(err, errlen, "the exit workload models arm64 contpte; use --arch arm64");
 		return -1;
 	}
-	if (lab_machine_setup(p, (max_heap + SZ_2M) / PAGE_SIZE * 2 + 8192, err, errlen))
-		return -1;
+	/* the variant's switches first: the machine's PTE API depends on them */
 	if (set_variant(p->variant, err, errlen))
+		return -1;
+	if (lab_machine_setup(p, (max_heap + SZ_2M) / PAGE_SIZE * 2 + 8192, err, errlen))
 		return -1;
 	rng = p->seed * 0x9E3779B97F4A7C15ULL + 1;
 	struct hw_cpu *cpu = &hw_machine.cpu[0];

@@ -100,10 +100,10 @@ int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 		snprintf(err, errlen, "unknown --lru '%s'; use mglru or classic", p->lru);
 		return -1;
 	}
+	arch_select(a, NULL);
 	/* what a previous run left: its mms are forgotten, then every table slot is free */
 	mm_reset();
 	hw_pt_reset();
-	arch = a;
 	if (a == &arch_x86_ops)
 		cfg.ha = cfg.hd = true; /* x86 always manages A/D in hardware */
 	/* host memory running out exits in host_*alloc; these fail on limits only */
@@ -121,6 +121,8 @@ int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 		return -1;
 	}
 	arm64_use_backend(b);
+	/* the switches are set: a kernel without contpte runs its #else block */
+	arch_select(a, a == &arch_arm64_ops ? arm64_backend_api() : NULL);
 	lruvec_init(&root_lruvec);
 	lru_gen_init();
 	lru_gen_enabled = p->lru && !strcmp(p->lru, "mglru");

@@ -327,23 +327,25 @@ static u64 mk_pmd_leaf(u64 pfn, pgprot_t prot)
 	return ((pfn << PAGE_SHIFT) | pgprot_val(prot)) & ~PTE_TABLE_BIT & ~PTE_CONT;
 }
 
-static const struct arm64_pte_api ref_api = {
-	.ptep_get = ptep_get,
-	.ptep_get_lockless = ptep_get_lockless,
-	.set_ptes = set_ptes,
-	.clear_full_ptes = clear_full_ptes,
-	.get_and_clear_full_ptes = get_and_clear_full_ptes,
-	.ptep_get_and_clear_full = ptep_get_and_clear_full,
-	.ptep_test_and_clear_young = ptep_test_and_clear_young,
-	.ptep_clear_flush_young = ptep_clear_flush_young,
-	.test_and_clear_young_ptes = test_and_clear_young_ptes,
-	.clear_flush_young_ptes = clear_flush_young_ptes,
-	.wrprotect_ptes = wrprotect_ptes,
-	.clear_young_dirty_ptes = clear_young_dirty_ptes,
-	.ptep_set_access_flags = ptep_set_access_flags,
-	.pte_batch_hint = pte_batch_hint,
-	.batched_young = true,
-};
+#define REF_API {                                                  \
+	.ptep_get = ptep_get,                                       \
+	.ptep_get_lockless = ptep_get_lockless,                     \
+	.set_ptes = set_ptes,                                       \
+	.clear_full_ptes = clear_full_ptes,                         \
+	.get_and_clear_full_ptes = get_and_clear_full_ptes,         \
+	.ptep_get_and_clear_full = ptep_get_and_clear_full,         \
+	.ptep_test_and_clear_young = ptep_test_and_clear_young,     \
+	.ptep_clear_flush_young = ptep_clear_flush_young,           \
+	.test_and_clear_young_ptes = test_and_clear_young_ptes,     \
+	.clear_flush_young_ptes = clear_flush_young_ptes,           \
+	.wrprotect_ptes = wrprotect_ptes,                           \
+	.clear_young_dirty_ptes = clear_young_dirty_ptes,           \
+	.ptep_set_access_flags = ptep_set_access_flags,             \
+	.pte_batch_hint = pte_batch_hint,                           \
+	.batched_young = true,                                      \
+}
+
+static const struct pte_api ref_api = REF_API;
 
 /* The reference switches contpte off itself (lab_sw.contpte): one API. */
 const struct arm64_backend arm64_ref_backend = {
@@ -366,97 +368,9 @@ const struct arm64_backend *arm64_current_backend(void)
 }
 
 /* --without contpte: the tree's kernel built without CONFIG_ARM64_CONTPTE. */
-static inline const struct arm64_pte_api *api(void)
+const struct pte_api *arm64_backend_api(void)
 {
 	return lab_sw.contpte ? backend->api : backend->api_nocont;
-}
-
-static pte_t a_ptep_get(pte_t *ptep)
-{
-	return api()->ptep_get(ptep);
-}
-
-static pte_t a_ptep_get_lockless(pte_t *ptep)
-{
-	return api()->ptep_get_lockless(ptep);
-}
-
-static void a_set_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
-		       pte_t pte, unsigned int nr)
-{
-	api()->set_ptes(mm, addr, ptep, pte, nr);
-}
-
-static void a_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
-			      pte_t *ptep, unsigned int nr, int full)
-{
-	api()->clear_full_ptes(mm, addr, ptep, nr, full);
-}
-
-static pte_t a_get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
-				       pte_t *ptep, unsigned int nr, int full)
-{
-	return api()->get_and_clear_full_ptes(mm, addr, ptep, nr, full);
-}
-
-static pte_t a_ptep_get_and_clear_full(struct mm_struct *mm, unsigned long addr,
-				       pte_t *ptep, int full)
-{
-	return api()->ptep_get_and_clear_full(mm, addr, ptep, full);
-}
-
-static int a_ptep_test_and_clear_young(struct vm_area_struct *vma,
-				       unsigned long addr, pte_t *ptep)
-{
-	return api()->ptep_test_and_clear_young(vma, addr, ptep);
-}
-
-static int a_ptep_clear_flush_young(struct vm_area_struct *vma,
-				    unsigned long addr, pte_t *ptep)
-{
-	return api()->ptep_clear_flush_young(vma, addr, ptep);
-}
-
-static bool a_test_and_clear_young_ptes(struct vm_area_struct *vma,
-					unsigned long addr, pte_t *ptep, unsigned int nr)
-{
-	return api()->test_and_clear_young_ptes(vma, addr, ptep, nr);
-}
-
-static bool a_clear_flush_young_ptes(struct vm_area_struct *vma,
-				     unsigned long addr, pte_t *ptep, unsigned int nr)
-{
-	return api()->clear_flush_young_ptes(vma, addr, ptep, nr);
-}
-
-static void a_wrprotect_ptes(struct mm_struct *mm, unsigned long addr,
-			     pte_t *ptep, unsigned int nr)
-{
-	api()->wrprotect_ptes(mm, addr, ptep, nr);
-}
-
-static void a_clear_young_dirty_ptes(struct vm_area_struct *vma,
-				     unsigned long addr, pte_t *ptep,
-				     unsigned int nr, cydp_t flags)
-{
-	api()->clear_young_dirty_ptes(vma, addr, ptep, nr, flags);
-}
-
-static int a_ptep_set_access_flags(struct vm_area_struct *vma, unsigned long addr,
-				   pte_t *ptep, pte_t entry, int dirty)
-{
-	return api()->ptep_set_access_flags(vma, addr, ptep, entry, dirty);
-}
-
-static unsigned int a_pte_batch_hint(pte_t *ptep, pte_t pte)
-{
-	return api()->pte_batch_hint(ptep, pte);
-}
-
-/* The tree's asm/pgtable.h has batched young tests (7.x); 6.x did not. */
-static bool a_batched_young(void)
-{
-	return api()->batched_young;
 }
 
 const struct arch_ops arch_arm64_ops = {
@@ -478,21 +392,7 @@ const struct arch_ops arch_arm64_ops = {
 	.vm_get_page_prot = vm_get_page_prot,
 	.mk_table = mk_table,
 	.mk_pmd_leaf = mk_pmd_leaf,
-	.ptep_get = a_ptep_get,
-	.ptep_get_lockless = a_ptep_get_lockless,
-	.set_ptes = a_set_ptes,
-	.clear_full_ptes = a_clear_full_ptes,
-	.get_and_clear_full_ptes = a_get_and_clear_full_ptes,
-	.ptep_get_and_clear_full = a_ptep_get_and_clear_full,
-	.ptep_test_and_clear_young = a_ptep_test_and_clear_young,
-	.ptep_clear_flush_young = a_ptep_clear_flush_young,
-	.test_and_clear_young_ptes = a_test_and_clear_young_ptes,
-	.clear_flush_young_ptes = a_clear_flush_young_ptes,
-	.wrprotect_ptes = a_wrprotect_ptes,
-	.clear_young_dirty_ptes = a_clear_young_dirty_ptes,
-	.ptep_set_access_flags = a_ptep_set_access_flags,
-	.pte_batch_hint = a_pte_batch_hint,
-	.batched_young = a_batched_young,
+	.pte = REF_API,
 	.flush_tlb_range = flush_tlb_range,
 	.flush_tlb_mm = flush_tlb_mm,
 	.flush_tlb_page = flush_tlb_page,

@@ -191,11 +191,6 @@ static unsigned int x_pte_batch_hint(pte_t *ptep, pte_t pte)
 	return 1;
 }
 
-static bool x_batched_young(void)
-{
-	return true;
-}
-
 static void flush_tlb_func(int cpu, int asid, unsigned long start,
 			   unsigned long end, unsigned int stride_shift)
 {
@@ -273,21 +268,23 @@ const struct arch_ops arch_x86_ops = {
 	.vm_get_page_prot = x_vm_get_page_prot,
 	.mk_table = x_mk_table,
 	.mk_pmd_leaf = x_mk_pmd_leaf,
-	.ptep_get = x_ptep_get,
-	.ptep_get_lockless = x_ptep_get,
-	.set_ptes = x_set_ptes,
-	.clear_full_ptes = x_clear_full_ptes,
-	.get_and_clear_full_ptes = x_get_and_clear_full_ptes,
-	.ptep_get_and_clear_full = x_ptep_get_and_clear_full,
-	.ptep_test_and_clear_young = x_ptep_test_and_clear_young,
-	.ptep_clear_flush_young = x_ptep_test_and_clear_young,
-	.test_and_clear_young_ptes = x_test_and_clear_young_ptes,
-	.clear_flush_young_ptes = x_test_and_clear_young_ptes,
-	.wrprotect_ptes = x_wrprotect_ptes,
-	.clear_young_dirty_ptes = x_clear_young_dirty_ptes,
-	.ptep_set_access_flags = x_ptep_set_access_flags,
-	.pte_batch_hint = x_pte_batch_hint,
-	.batched_young = x_batched_young,
+	.pte = {
+		.ptep_get = x_ptep_get,
+		.ptep_get_lockless = x_ptep_get,
+		.set_ptes = x_set_ptes,
+		.clear_full_ptes = x_clear_full_ptes,
+		.get_and_clear_full_ptes = x_get_and_clear_full_ptes,
+		.ptep_get_and_clear_full = x_ptep_get_and_clear_full,
+		.ptep_test_and_clear_young = x_ptep_test_and_clear_young,
+		.ptep_clear_flush_young = x_ptep_test_and_clear_young,
+		.test_and_clear_young_ptes = x_test_and_clear_young_ptes,
+		.clear_flush_young_ptes = x_test_and_clear_young_ptes,
+		.wrprotect_ptes = x_wrprotect_ptes,
+		.clear_young_dirty_ptes = x_clear_young_dirty_ptes,
+		.ptep_set_access_flags = x_ptep_set_access_flags,
+		.pte_batch_hint = x_pte_batch_hint,
+		.batched_young = true,
+	},
 	.flush_tlb_range = x_flush_tlb_range,
 	.flush_tlb_mm = x_flush_tlb_mm,
 	.flush_tlb_page = x_flush_tlb_page,

@@ -4,7 +4,7 @@
  * CONFIG_ARM64_CONTPTE dispatcher block from asm/pgtable.h (or, built with
  * PTELAB_API_NOCONT, its #else block: the kernel without contpte); these
  * wrappers give each entry point ptelab's fixed signature
- * (arch/arm64/api.h). An op the tree's asm/pgtable.h does not define takes
+ * (arch/pte_api.h). An op the tree's asm/pgtable.h does not define takes
  * the generic version of include/linux/pgtable.h as core-mm is pinned to
  * it (7.3): test_and_clear_young_ptes and clear_flush_young_ptes loop over
  * the per-PTE op for 6.x, ptep_get_lockless is ptep_get without contpte.
@@ -150,7 +150,7 @@ static unsigned int api_pte_batch_hint(pte_t *ptep, pte_t pte)
 #define API_NAME ptelab_arm64_api
 #endif
 
-const struct arm64_pte_api API_NAME = {
+const struct pte_api API_NAME = {
 	.ptep_get = api_ptep_get,
 	.ptep_get_lockless = api_ptep_get_lockless,
 	.set_ptes = api_set_ptes,
