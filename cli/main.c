@@ -10,6 +10,7 @@
 #include "arch/switches.h"
 #include "cli/cli.h"
 #include "kernel/backend.h"
+#include "kernel/build.h"
 #include "kernel/spawn.h"
 
 static void usage(FILE *f)

@@ -18,6 +18,7 @@
 #include "hw/invariants.h"
 #include "hw/tlb.h"
 #include "kernel/backend.h"
+#include "kernel/build.h"
 #include "kernel/isolate.h"
 
 int parse_size(const char *s, u64 *out)

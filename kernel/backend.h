@@ -32,9 +32,6 @@ int kernel_fetched(char names[][64], int max);
  */
 int kernel_fetch(const char *version, bool allow_unverified);
 
-/* Build (and load) kernel backends with AddressSanitizer from now on. */
-void kernel_backends_sanitize(bool on);
-bool kernel_backends_sanitized(void);
 
 /*
  * The backend whose shared object is the file at path (as dladdr names

@@ -77,3 +77,25 @@ def test_without_contpte_is_the_trees_else_block(tmp_path):
     assert json.loads(on.stdout)["invariants"]["ok"]
     assert off.returncode == 1
     assert not json.loads(off.stdout)["invariants"]["ok"]
+
+
+@pytest.mark.skipif(not fetched("7.3"), reason="linux-7.3 not fetched")
+def test_cache_follows_the_compilers_dependency_list(tmp_path):
+    tree = tree_with(tmp_path, "7.3", GATHER, GATHER + "\n")   # a tree of its own
+    backends = ROOT / "build" / "backends"
+    before = set(backends.glob("*.deps"))
+    assert run("run", "munmap", "--size", "4M", "--impl", f"tree:{tree}").returncode == 0
+    deps, = set(backends.glob("*.deps")) - before
+    listed = deps.read_text().splitlines()
+    # the compiler's list: the tree's contpte.c, the shim, the lab headers it pulls in
+    names = [line.split(" ", 1)[1] for line in listed]
+    assert any(n.endswith("arch/arm64/mm/contpte.c") for n in names)
+    assert any(n.endswith("kernel/shim/shim.h") for n in names)
+    assert any(n.endswith("arch/arm64/raw.h") for n in names)
+    again = run("run", "munmap", "--size", "4M", "--impl", f"tree:{tree}")
+    assert "building backend" not in again.stderr
+    # as if one of them had changed since: built anew
+    deps.write_text("".join(("0000000000000001 " + n + "\n") if i == 1 else (l + "\n")
+                            for i, (l, n) in enumerate(zip(listed, names))))
+    changed = run("run", "munmap", "--size", "4M", "--impl", f"tree:{tree}")
+    assert "building backend" in changed.stderr and changed.returncode == 0

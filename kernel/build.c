@@ -1,0 +1,462 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Building a kernel backend: the tree's arch/arm64/mm/contpte.c and the
+ * dispatcher block of its asm/pgtable.h (twice: contpte on and off),
+ * compiled unchanged against the shim and linked into one shared object
+ * under build/backends. Cached: the name carries a hash of the tree's
+ * files, the commands and the compiler; the compiler's own dependency
+ * list (-MMD) says which shim and lab headers went in, and a change to any
+ * of them builds anew.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hw/profile.h"
+#include "kernel/build.h"
+#include "kernel/dispatch.h"
+#include "kernel/quirks.h"
+#include "kernel/spawn.h"
+
+static int read_file(const char *path, char **out)
+{
+	FILE *f = fopen(path, "r");
+	long n;
+
+	if (!f)
+		return -1;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	*out = malloc((size_t)n + 1);
+	if (!*out || fread(*out, 1, (size_t)n, f) != (size_t)n) {
+		fclose(f);
+		free(*out);
+		return -1;
+	}
+	(*out)[n] = 0;
+	fclose(f);
+	return 0;
+}
+
+static int makefile_int(const char *mk, const char *key)
+{
+	size_t n = strlen(key);
+
+	/* "KEY = value" at the start of a line */
+	for (const char *p = mk; p; p = strchr(p, '\n')) {
+		if (*p == '\n')
+			p++;
+		if (strncmp(p, key, n))
+			continue;
+		p += n;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '=')
+			return atoi(p + 1);
+	}
+	return -1;
+}
+
+static u64 fnv1a(u64 h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+/* The first line of compiler output that says "error". */
+static void first_error(const char *log, char *out, size_t n)
+{
+	const char *p = strstr(log, "error");
+	const char *start = p, *end;
+
+	if (!p) {
+		snprintf(out, n, "%.*s", 200, log);
+		return;
+	}
+	while (start > log && start[-1] != '\n')
+		start--;
+	end = strchr(p, '\n');
+	snprintf(out, n, "%.*s", (int)min((size_t)(end ? end - start : (long)strlen(start)), (size_t)300), start);
+}
+
+/* Every regular file under dir, in name order: paths and contents. */
+/*
+ * Which compiler: its resolved path and the file's identity (inode, size,
+ * mtime), so a different or upgraded compiler builds anew.
+ */
+static u64 compiler_identity(u64 h, const char *cc)
+{
+	char path[PATH_MAX], buf[PATH_MAX + 80];
+	struct stat st;
+	const char *env = getenv("PATH");
+
+	snprintf(path, sizeof(path), "%s", cc);
+	if (!strchr(cc, '/') && env) {
+		char dirs[8192], *save = NULL;
+
+		snprintf(dirs, sizeof(dirs), "%s", env);
+		for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+			snprintf(path, sizeof(path), "%s/%s", d, cc);
+			if (!access(path, X_OK))
+				break;
+		}
+	}
+	if (stat(path, &st))
+		return fnv1a(h, cc);
+	snprintf(buf, sizeof(buf), "%s %llu %llu %lld", path, (unsigned long long)st.st_ino,
+		 (unsigned long long)st.st_size, (long long)st.st_mtime);
+	return fnv1a(h, buf);
+}
+
+static bool sanitize;
+
+void kernel_backends_sanitize(bool on)
+{
+	sanitize = on;
+}
+
+bool kernel_backends_sanitized(void)
+{
+	return sanitize;
+}
+
+/* A file's content hash, 0 if it cannot be read. */
+static u64 file_hash(const char *path)
+{
+	char *text = NULL;
+	u64 h;
+
+	if (read_file(path, &text))
+		return 0;
+	h = fnv1a(0xcbf29ce484222325ULL, text);
+	free(text);
+	return h ? h : 1;
+}
+
+/*
+ * <so>.deps: "HASH PATH" for every file the compiler read (from its -MD
+ * output). The cached object is good while every one of them is unchanged.
+ */
+static bool deps_unchanged(const char *so)
+{
+	char path[PATH_MAX + 16], line[PATH_MAX + 32];
+	FILE *f;
+	bool ok = true;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s.deps", so);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (ok && fgets(line, sizeof(line), f)) {
+		unsigned long long h;
+		char *file;
+
+		line[strcspn(line, "\n")] = 0;
+		h = strtoull(line, &file, 16);
+		ok = *file == ' ' && file_hash(file + 1) == h;
+		n++;
+	}
+	fclose(f);
+	return ok && n > 0;
+}
+
+/* Collects the paths of a make-style .d file into deps (one per line, once). */
+static void add_deps(const char *d_file, const char *skip, char **deps, size_t *len)
+{
+	char *text = NULL;
+
+	if (read_file(d_file, &text))
+		return;
+	char *p = strchr(text, ':');
+	for (p = p ? p + 1 : text; *p;) {
+		char word[PATH_MAX + 1];
+		size_t n = 0;
+
+		while (*p == ' ' || *p == '\t' || *p == '\n' || (*p == '\\' && p[1] == '\n'))
+			p += *p == '\\' ? 2 : 1;
+		while (*p && *p != ' ' && *p != '\t' && *p != '\n' && n < PATH_MAX) {
+			if (*p == '\\' && p[1] == ' ')
+				p++;
+			word[n++] = *p++;
+		}
+		word[n] = 0;
+		/* rules' targets, and the files generated for this build */
+		if (!n || word[n - 1] == ':' || !strncmp(word, skip, strlen(skip)))
+			continue;
+		char entry[PATH_MAX + 4];
+		snprintf(entry, sizeof(entry), "\n%s\n", word);
+		if (*deps && strstr(*deps, entry))
+			continue;
+		size_t add = strlen(word) + 1;
+		char *nd = realloc(*deps, *len + add + 2);
+		if (!nd)
+			break;
+		if (!*len)
+			nd[(*len)++] = '\n';
+		*deps = nd;
+		memcpy(*deps + *len, word, add - 1);
+		*len += add;
+		(*deps)[*len - 1] = '\n';
+		(*deps)[*len] = 0;
+	}
+	free(text);
+}
+
+static int write_deps(const char *so, const char *deps)
+{
+	char path[PATH_MAX + 16], tmp[PATH_MAX + 32];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s.deps", so);
+	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
+	f = fopen(tmp, "w");
+	if (!f)
+		return -1;
+	for (const char *p = deps; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		char file[PATH_MAX + 1];
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (n && n <= PATH_MAX) {
+			memcpy(file, p, n);
+			file[n] = 0;
+			fprintf(f, "%016llx %s\n", (unsigned long long)file_hash(file), file);
+		}
+		p += n + (nl ? 1 : 0);
+	}
+	if (fclose(f) || rename(tmp, path)) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* The tree's Makefile version, "X.Y.Z"; -1 if tree is not a kernel tree. */
+static int tree_version(const char *tree, int *v, int *p, int *s, char *version)
+{
+	char path[PATH_MAX + 16], *mk = NULL;
+
+	snprintf(path, sizeof(path), "%s/Makefile", tree);
+	if (read_file(path, &mk) || (*v = makefile_int(mk, "VERSION")) < 0 ||
+	    (*p = makefile_int(mk, "PATCHLEVEL")) < 0) {
+		free(mk);
+		return -1;
+	}
+	*s = makefile_int(mk, "SUBLEVEL");
+	free(mk);
+	if (*s < 0)
+		*s = 0;
+	snprintf(version, 32, "%d.%d.%d", *v, *p, *s);
+	return 0;
+}
+
+int kernel_build_backend(const char *name, const char *tree, char *so_path, size_t so_len,
+			 char *version, char *err, size_t errlen)
+{
+	char path[PATH_MAX + 64], *src = NULL, *pgt = NULL, *block[2] = { NULL, NULL };
+	char missing[64], quirk_defs[8][64];
+	int v, p, s, nr_quirks = 0, rc = -1;
+
+	if (tree_version(tree, &v, &p, &s, version)) {
+		snprintf(err, errlen, "%s is not a kernel tree (no Makefile with VERSION and PATCHLEVEL); "
+			 "give the top directory of a Linux source tree", tree);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/arch/arm64/mm/contpte.c", tree);
+	if (read_file(path, &src)) {
+		snprintf(err, errlen, "kernel %s at %s has no arch/arm64/mm/contpte.c (contpte arrived "
+			 "in 6.9); use a tree from 6.9 on", version, tree);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/arch/arm64/include/asm/pgtable.h", tree);
+	if (read_file(path, &pgt)) {
+		snprintf(err, errlen, "kernel %s at %s has no arch/arm64/include/asm/pgtable.h; "
+			 "give a whole kernel tree", version, tree);
+		goto out;
+	}
+	if (dispatch_block_split(pgt, path, &block[0], &block[1], missing, sizeof(missing))) {
+		snprintf(err, errlen, "%s of kernel %s has no '%s' marker around its dispatchers; "
+			 "ptelab needs the CONFIG_ARM64_CONTPTE block (6.9 on)", path, version, missing);
+		goto out;
+	}
+
+	/* the key: the tree's files, then (below) the commands and the compiler */
+	u64 h = fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ULL, src), pgt), version);
+	for (unsigned int i = 0; i < nr_kernel_quirks; i++) {
+		const struct kernel_quirk *q = &kernel_quirks[i];
+		char *text = NULL, *code;
+
+		snprintf(path, sizeof(path), "%s/%s", tree, q->file);
+		if (read_file(path, &text))
+			continue; /* not there: the quirk is absent */
+		code = code_only(text);
+		h = fnv1a(h, text);
+		if (code && q->present(code))
+			snprintf(quirk_defs[nr_quirks++], sizeof(quirk_defs[0]), "%s", q->define);
+		free(code);
+		free(text);
+	}
+
+	char safe[80];
+	snprintf(safe, sizeof(safe), "%s", name);
+	for (char *c = safe; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '.' && *c != '-')
+			*c = '_';
+
+	/*
+	 * The compiler commands, as argument vectors: no shell ever sees the
+	 * tree's path. $CC may hold words ("ccache gcc"), split at blanks only.
+	 */
+	char cc_buf[512], *argv[64], kver[48], inc_lab[PATH_MAX + 8], inc_shim[PATH_MAX + 32],
+		shim_h[PATH_MAX + 32], src_path[PATH_MAX + 64], api_path[PATH_MAX + 32],
+		tmp[PATH_MAX + 16], obj[3][PATH_MAX + 32], dep[3][PATH_MAX + 32], hdr[2][PATH_MAX + 32],
+		hdr_def[2][PATH_MAX + 64];
+	const char *cc = getenv("CC");
+	int argc = spawn_split_words(cc && *cc ? cc : "cc", cc_buf, sizeof(cc_buf), argv, 8);
+	char *const flags[] = { "-std=gnu11", "-O2", "-g", "-fPIC", "-w" };
+	char *const asan_flags[] = { "-fsanitize=address", "-fno-omit-frame-pointer" };
+
+	if (argc == 0) {
+		snprintf(err, errlen, "$CC is empty; unset it or name a C compiler");
+		goto out;
+	}
+	int cc_words = argc;
+	for (unsigned int i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		argv[argc++] = flags[i];
+	for (unsigned int i = 0; sanitize && i < sizeof(asan_flags) / sizeof(asan_flags[0]); i++)
+		argv[argc++] = asan_flags[i];
+	snprintf(kver, sizeof(kver), "-DPTELAB_KVER=%d", (v << 16) + (p << 8) + s);
+	argv[argc++] = kver;
+	for (int i = 0; i < nr_quirks; i++)
+		argv[argc++] = quirk_defs[i];
+	snprintf(inc_lab, sizeof(inc_lab), "-I%s", lab_home());
+	snprintf(inc_shim, sizeof(inc_shim), "-I%s/kernel/shim/include", lab_home());
+	snprintf(shim_h, sizeof(shim_h), "%s/kernel/shim/shim.h", lab_home());
+	snprintf(src_path, sizeof(src_path), "%s/arch/arm64/mm/contpte.c", tree);
+	snprintf(api_path, sizeof(api_path), "%s/kernel/shim/api.c", lab_home());
+	argv[argc++] = inc_lab;
+	argv[argc++] = inc_shim;
+	argv[argc++] = "-include";
+	argv[argc++] = shim_h;
+	int base = argc;
+
+	for (int i = 0; i < argc; i++)
+		h = fnv1a(fnv1a(h, argv[i]), "\x1f");
+	/* every word of $CC that is a program: "ccache gcc" is ccache and gcc */
+	for (int i = 0; i < cc_words; i++)
+		if (argv[i][0] != '-')
+			h = compiler_identity(h, argv[i]);
+
+	snprintf(path, sizeof(path), "%s/build/backends", lab_home());
+	mkdir(path, 0777);
+	snprintf(so_path, so_len, "%s/%.60s%s-%016llx.so", path, safe, sanitize ? "-asan" : "",
+		 (unsigned long long)h);
+	if (!access(so_path, R_OK) && deps_unchanged(so_path)) {
+		rc = 0;
+		goto out;
+	}
+
+	/* per-process names: two runs may build the same backend at once */
+	int pid = (int)getpid();
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", so_path, pid);
+	for (int i = 0; i < 2; i++) {
+		FILE *f;
+
+		snprintf(hdr[i], sizeof(hdr[i]), "%s.%d.%s.h", so_path, pid, i ? "nocont" : "cont");
+		snprintf(hdr_def[i], sizeof(hdr_def[i]), "-DPTELAB_DISPATCH_BLOCK=\"%s\"", hdr[i]);
+		f = fopen(hdr[i], "w");
+		if (!f || fputs(block[i], f) < 0 || fclose(f)) {
+			snprintf(err, errlen, "cannot write %s: %s", hdr[i], strerror(errno));
+			goto out;
+		}
+	}
+	for (int i = 0; i < 3; i++) {
+		snprintf(obj[i], sizeof(obj[i]), "%s.%d.%d.o", so_path, pid, i);
+		snprintf(dep[i], sizeof(dep[i]), "%s.%d.%d.d", so_path, pid, i);
+	}
+	fprintf(stderr, "ptelab: building backend %s (kernel %s)%s...\n", name, version,
+		sanitize ? " with AddressSanitizer" : "");
+
+	/* contpte.c and the tree's dispatchers (contpte on), the #else block (off) */
+	struct { const char *src; int block; bool nocont; } units[3] = {
+		{ src_path, 0, false }, { api_path, 0, false }, { api_path, 1, true },
+	};
+	char *log = NULL, line[320] = "unknown error", *deps = NULL;
+	size_t deps_len = 0;
+	int r = 0;
+	for (int u = 0; u < 3 && !r; u++) {
+		argc = base;
+		argv[argc++] = hdr_def[units[u].block];
+		if (units[u].nocont)
+			argv[argc++] = "-DPTELAB_API_NOCONT";
+		argv[argc++] = "-MMD";
+		argv[argc++] = "-MF";
+		argv[argc++] = dep[u];
+		argv[argc++] = "-c";
+		argv[argc++] = (char *)units[u].src;
+		argv[argc++] = "-o";
+		argv[argc++] = obj[u];
+		argv[argc] = NULL;
+		free(log);
+		log = NULL;
+		r = spawn_run(argv, SPAWN_CAPTURE, &log);
+		add_deps(dep[u], so_path, &deps, &deps_len);
+	}
+	if (!r) {
+		/* link: the compiler words, the sanitizer runtime flag, the objects */
+		argc = cc_words;
+		if (sanitize)
+			argv[argc++] = asan_flags[0];
+		argv[argc++] = "-shared";
+		argv[argc++] = "-o";
+		argv[argc++] = tmp;
+		for (int i = 0; i < 3; i++)
+			argv[argc++] = obj[i];
+		argv[argc] = NULL;
+		free(log);
+		log = NULL;
+		r = spawn_run(argv, SPAWN_CAPTURE, &log);
+	}
+	for (int i = 0; i < 3; i++) {
+		unlink(obj[i]);
+		unlink(dep[i]);
+	}
+	for (int i = 0; i < 2; i++)
+		unlink(hdr[i]);
+	if (r != 0) {
+		if (r < 0)
+			snprintf(line, sizeof(line), "cannot run the compiler '%s': %s (set CC to a C compiler)",
+				 argv[0], strerror(errno));
+		else if (log)
+			first_error(log, line, sizeof(line));
+		snprintf(err, errlen, "contpte.c of kernel %s (%s) does not compile against the shim: %s",
+			 version, tree, line);
+		unlink(tmp);
+		goto out_log;
+	}
+	/* the generated block files are gone; the tree's files are in the key */
+	if (rename(tmp, so_path) || write_deps(so_path, deps)) {
+		snprintf(err, errlen, "cannot write %s: %s", so_path, strerror(errno));
+		unlink(tmp);
+		goto out_log;
+	}
+	rc = 0;
+out_log:
+	free(log);
+	free(deps);
+out:
+	free(block[0]);
+	free(block[1]);
+	free(src);
+	free(pgt);
+	return rc;
+}
