@@ -62,7 +62,7 @@ static int cmd_list(void)
 	char kernels[32][64];
 	int nk = kernel_fetched(kernels, 32);
 	for (int i = 0; i < nk; i++)
-		printf("  %-20s kernel contpte.c, fetched (built on first use)\n", kernels[i]);
+		printf("  %-20s the tree's dispatchers + contpte.c, fetched (built on first use)\n", kernels[i]);
 	for (int i = 0; kernel_fetchable[i]; i++) {
 		char name[64];
 		bool have = false;
@@ -73,7 +73,7 @@ static int cmd_list(void)
 		if (!have)
 			printf("  %-20s fetchable: ptelab kernels fetch %s\n", name, kernel_fetchable[i]);
 	}
-	printf("  %-20s the contpte.c of a kernel tree on disk\n", "tree:PATH");
+	printf("  %-20s the dispatchers + contpte.c of a kernel tree on disk\n", "tree:PATH");
 	printf("switches (--without):\n");
 	for (int i = 0; i < lab_nr_switches(); i++) {
 		const char *name, *help = lab_switch_help(i, &name);
