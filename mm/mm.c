@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Address spaces: mm_struct, ASIDs, the VMA list. */
+/* Address spaces: mm_struct, the VMA list (ASIDs from arch/asid.c). */
 #include <stdlib.h>
 
+#include "arch/asid.h"
 #include "hw/cpu.h"
 #include "hw/host.h"
 #include "hw/pgtable_mem.h"
 #include "mm/mm.h"
-
-static u32 next_asid = 1;
 
 /* Every live mm: mapcounts are sums over all of them. */
 struct mm_struct *mm_list;
@@ -36,21 +35,7 @@ void mm_reset(void)
 		free_vmas(mm);
 		free(mm);
 	}
-	next_asid = 1;
-}
-
-/*
- * ASIDs are handed out in order; when they run out every TLB is flushed
- * and numbering restarts, as the arm64 ASID allocator's rollover does.
- */
-static u16 asid_alloc(void)
-{
-	if (next_asid >= HW_NR_ASIDS) {
-		for (int c = 0; c < hw_machine.nr_cpus; c++)
-			hw_tlb_inval_all(&hw_machine.cpu[c].tlb, -1);
-		next_asid = 1;
-	}
-	return (u16)next_asid++;
+	asid_reset();
 }
 
 struct mm_struct *mm_alloc(void)
