@@ -22,13 +22,15 @@ static int copy_present_ptes(struct vm_area_struct *dst_vma,
 {
 	struct page *page = pfn_to_page(pte_pfn(pte));
 	struct folio *folio = page_folio(page);
-	bool any_writable = pte_write(pte);
+	/* 7.3: a private mapping's batch keeps clean and dirty apart */
+	fpb_t flags = FPB_MERGE_WRITE |
+		      (src_vma->vm_flags & VM_SHARED ? 0 : FPB_RESPECT_DIRTY);
 	int nr = 1;
 
 	if (folio_test_large(folio) && max_nr != 1 && lab_sw.fork_batch)
-		nr = folio_pte_batch(folio, addr, src_pte, pte, max_nr,
-				     FPB_IGNORE_DIRTY | FPB_IGNORE_SOFT_DIRTY,
-				     &any_writable, NULL, NULL);
+		nr = (int)folio_pte_batch_flags(folio, src_vma, src_pte, &pte,
+						(unsigned int)max_nr, flags);
+	bool any_writable = pte_write(pte);
 	folio_ref_add(folio, nr);
 	folio_dup_anon_rmap_ptes(folio, page, nr, src_vma);
 	dst_vma->vm_mm->rss += nr;

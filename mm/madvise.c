@@ -25,8 +25,10 @@ static void madvise_free_or_cold(struct vm_area_struct *vma, u64 *pmdp,
 			continue;
 		folio = pfn_folio(pte_pfn(ptent));
 		if (folio_test_large(folio))
-			nr = folio_pte_batch(folio, addr, ptep, ptent, (int)((end - addr) >> PAGE_SHIFT),
-					     FPB_IGNORE_DIRTY | FPB_IGNORE_SOFT_DIRTY, NULL, NULL, NULL);
+			/* madvise_folio_pte_batch() (7.3): young/dirty of the whole batch */
+			nr = (int)folio_pte_batch_flags(folio, NULL, ptep, &ptent,
+							(unsigned int)((end - addr) >> PAGE_SHIFT),
+							FPB_MERGE_YOUNG_DIRTY);
 		if (advice == MADV_COLD) {
 			if (pte_young(ptent))
 				clear_young_dirty_ptes(vma, addr, ptep, (unsigned int)nr, CYDP_CLEAR_YOUNG);

@@ -207,53 +207,63 @@ int access_user(struct hw_cpu *cpu, struct mm_struct *mm, unsigned long addr,
 	return -1;
 }
 
-/*
- * How many PTEs from start_ptep map consecutive pages of folio with the
- * same bits, ignoring young (and dirty with FPB_IGNORE_DIRTY) and write.
- * pte_batch_hint() lets a contiguous block be judged by one read.
- */
-int folio_pte_batch(struct folio *folio, unsigned long addr, pte_t *start_ptep,
-		    pte_t pte, int max_nr, fpb_t flags, bool *any_writable,
-		    bool *any_young, bool *any_dirty)
+/* mm/internal.h (7.3): the bits a batch ignores under these flags */
+static pte_t pte_batch_clear_ignored(pte_t pte, fpb_t flags)
 {
-	u64 folio_end_pfn = folio_pfn(folio) + folio_nr_pages(folio);
-	pte_t *end_ptep = start_ptep + max_nr, *ptep;
-	pte_t expected;
-	int nr;
+	if (!(flags & FPB_RESPECT_DIRTY))
+		pte = pte_mkclean(pte);
+	if (!(flags & FPB_RESPECT_WRITE))
+		pte = pte_wrprotect(pte);
+	return pte_mkold(pte);
+}
 
-	(void)addr;
-	if (any_writable)
-		*any_writable = pte_write(pte);
-	if (any_young)
-		*any_young = pte_young(pte);
-	if (any_dirty)
-		*any_dirty = pte_dirty(pte);
+/*
+ * mm/internal.h (7.3) folio_pte_batch_flags(): how many PTEs from ptep map
+ * consecutive pages of folio with the same bits but those flags ignore,
+ * never past the folio's last page. pte_batch_hint() lets a contiguous
+ * block be judged by one read. Young, dirty and write of the entries in
+ * the batch (only those) merge into *ptentp as flags ask.
+ */
+unsigned int folio_pte_batch_flags(struct folio *folio, struct vm_area_struct *vma,
+				   pte_t *ptep, pte_t *ptentp, unsigned int max_nr, fpb_t flags)
+{
+	bool any_writable = false, any_young = false, any_dirty = false;
+	pte_t expected, pte = *ptentp;
+	unsigned int nr, cur;
 
-#define CLEAR_IGNORED(p) \
-	pte_wrprotect(pte_mkold((flags & FPB_IGNORE_DIRTY) ? pte_mkclean(p) : (p)))
-
-	nr = pte_batch_hint(start_ptep, pte);
-	expected = CLEAR_IGNORED(pte_advance_pfn(pte, nr));
-	ptep = start_ptep + nr;
-	while (ptep < end_ptep) {
+	(void)vma;
+	max_nr = (unsigned int)min((u64)max_nr,
+				   folio_pfn(folio) + folio_nr_pages(folio) - pte_pfn(pte));
+	nr = pte_batch_hint(ptep, pte);
+	expected = pte_batch_clear_ignored(pte_advance_pfn(pte, nr), flags);
+	ptep += nr;
+	while (nr < max_nr) {
 		pte = ptep_get(ptep);
-		if (any_writable)
-			*any_writable |= pte_write(pte);
-		if (any_young)
-			*any_young |= pte_young(pte);
-		if (any_dirty)
-			*any_dirty |= pte_dirty(pte);
-		if (!pte_same(CLEAR_IGNORED(pte), expected))
+		if (!pte_same(pte_batch_clear_ignored(pte, flags), expected))
 			break;
-		/* the next pfn may belong to another folio */
-		if (pte_pfn(pte) >= folio_end_pfn)
-			break;
-		nr = pte_batch_hint(ptep, pte);
-		expected = pte_advance_pfn(expected, nr);
-		ptep += nr;
+		if (flags & FPB_MERGE_WRITE)
+			any_writable |= pte_write(pte);
+		if (flags & FPB_MERGE_YOUNG_DIRTY) {
+			any_young |= pte_young(pte);
+			any_dirty |= pte_dirty(pte);
+		}
+		cur = pte_batch_hint(ptep, pte);
+		expected = pte_advance_pfn(expected, cur);
+		ptep += cur;
+		nr += cur;
 	}
-#undef CLEAR_IGNORED
-	return (int)min(ptep - start_ptep, (long)max_nr);
+	if (any_writable)
+		*ptentp = pte_mkwrite(*ptentp);
+	if (any_young)
+		*ptentp = pte_mkyoung(*ptentp);
+	if (any_dirty)
+		*ptentp = pte_mkdirty(*ptentp);
+	return min(nr, max_nr);
+}
+
+unsigned int folio_pte_batch(struct folio *folio, pte_t *ptep, pte_t pte, unsigned int max_nr)
+{
+	return folio_pte_batch_flags(folio, NULL, ptep, &pte, max_nr, 0);
 }
 
 static void zap_present_folio_ptes(struct mmu_gather *tlb,
@@ -298,9 +308,7 @@ static int zap_present_ptes(struct mmu_gather *tlb, struct vm_area_struct *vma,
 	int nr = 1;
 
 	if (folio_test_large(folio) && max_nr != 1 && lab_sw.zap_batch)
-		nr = folio_pte_batch(folio, addr, ptep, ptent, max_nr,
-				     FPB_IGNORE_DIRTY | FPB_IGNORE_SOFT_DIRTY,
-				     NULL, NULL, NULL);
+		nr = (int)folio_pte_batch(folio, ptep, ptent, (unsigned int)max_nr);
 	zap_present_folio_ptes(tlb, vma, folio, page, ptep, nr, addr,
 			       force_flush, force_break);
 	return nr;

@@ -197,7 +197,8 @@ static unsigned int run_of(struct folio *folio, unsigned long addr, pte_t *ptep,
 {
 	if (!folio_test_large(folio) || !lab_sw.young_batch || !arch_batched_young())
 		return 1;
-	return (unsigned int)folio_pte_batch(folio, addr, ptep, pte, (int)max_nr, 0, NULL, NULL, NULL);
+	/* walk_pte_range()/lru_gen_look_around() (7.3) */
+	return folio_pte_batch_flags(folio, NULL, ptep, &pte, max_nr, FPB_MERGE_YOUNG_DIRTY);
 }
 
 static struct folio *lru_gen_folio_of(pte_t pte)

@@ -60,12 +60,17 @@ int access_user(struct hw_cpu *cpu, struct mm_struct *mm, unsigned long addr,
 		bool write);
 
 /* batching */
+/* mm/internal.h (7.3): what folio_pte_batch_flags() compares and merges */
 typedef int fpb_t;
-#define FPB_IGNORE_DIRTY 0x1
-#define FPB_IGNORE_SOFT_DIRTY 0x2
-int folio_pte_batch(struct folio *folio, unsigned long addr, pte_t *start_ptep,
-		    pte_t pte, int max_nr, fpb_t flags, bool *any_writable,
-		    bool *any_young, bool *any_dirty);
+#define FPB_RESPECT_DIRTY 0x1      /* batches do not mix clean and dirty */
+#define FPB_RESPECT_SOFT_DIRTY 0x2 /* (no soft-dirty in the lab: nothing to respect) */
+#define FPB_RESPECT_WRITE 0x4      /* batches do not mix writable and read-only */
+#define FPB_MERGE_WRITE 0x8        /* *ptentp becomes writable if any entry is */
+#define FPB_MERGE_YOUNG_DIRTY 0x10 /* *ptentp young/dirty if any entry is */
+unsigned int folio_pte_batch_flags(struct folio *folio, struct vm_area_struct *vma,
+				   pte_t *ptep, pte_t *ptentp, unsigned int max_nr, fpb_t flags);
+/* mm/util.c (7.3): the batch with nothing respected or merged */
+unsigned int folio_pte_batch(struct folio *folio, pte_t *ptep, pte_t pte, unsigned int max_nr);
 
 /* zap */
 void unmap_vmas(struct mmu_gather *tlb, struct vm_area_struct *vma,

@@ -122,8 +122,7 @@ int folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
 			if (!pte_present(ptent))
 				break;
 			if (folio_test_large(folio))
-				nr = (unsigned int)folio_pte_batch(folio, address, ptep + done, ptent,
-								   (int)(max_nr - done), 0, NULL, NULL, NULL);
+				nr = folio_pte_batch(folio, ptep + done, ptent, max_nr - done);
 			if (clear_flush_young_ptes(vma, address + done * PAGE_SIZE, ptep + done, nr))
 				referenced++;
 			done += nr;

@@ -96,8 +96,7 @@ static void folio_referenced_one_file(struct folio *folio, struct vm_area_struct
 		unsigned int batch = 1;
 
 		if (lab_sw.young_batch && arch_batched_young() && folio_test_large(folio))
-			batch = (unsigned int)folio_pte_batch(folio, a, ptep + done, ptep_get(ptep + done),
-							     (int)(nr - done), 0, NULL, NULL, NULL);
+			batch = folio_pte_batch(folio, ptep + done, ptep_get(ptep + done), nr - done);
 		if (ra->rs && ra->rs->look_around) {
 			if (lru_gen_look_around(vma, a, ptep + done, pmdp, batch, ra->rs))
 				ra->referenced++;
@@ -135,9 +134,9 @@ static void try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma,
 		unsigned long a = start + done * PAGE_SIZE;
 		pte_t first_pte = ptep_get(ptep + done);
 		unsigned int batch = folio_test_large(folio)
-			? (unsigned int)folio_pte_batch(folio, a, ptep + done, first_pte,
-							(int)(nr - done), FPB_IGNORE_DIRTY,
-							NULL, NULL, NULL)
+			/* folio_unmap_pte_batch() (7.3) */
+			? folio_pte_batch_flags(folio, vma, ptep + done, &first_pte, nr - done,
+						FPB_RESPECT_WRITE | FPB_RESPECT_SOFT_DIRTY)
 			: 1;
 		struct page *page = pfn_to_page(pte_pfn(first_pte));
 		pte_t old = get_and_clear_full_ptes(vma->vm_mm, a, ptep + done, batch, 0);
