@@ -12,6 +12,9 @@
  * X(name, ref_only, help): ref_only switches change code that only the
  * reference backend has (a kernel backend runs its tree's own contpte.c),
  * so they are refused with a kernel backend rather than silently ignored.
+ * ptep_get_reread is no published change but redundant work 7.3 does
+ * (arch/arm64/pgtable.c, contpte_ptep_get): on, the reference does it too;
+ * --without it shows what the cheaper form of the same gather costs.
  */
 #define LAB_SWITCHES(X)                                                            \
 	X(contpte, false, "transparent contiguous PTEs at all (arm64)")               \
@@ -19,7 +22,8 @@
 	X(exit_clear_ptes, true, "clear whole contpte blocks without unfolding")      \
 	X(fork_batch, false, "batched fork: folio_pte_batch + wrprotect_ptes per folio") \
 	X(young_batch, false, "batched young test/clear over a folio's PTEs")         \
-	X(ptep_get_early_exit, true, "stop gathering once young and dirty are found")
+	X(ptep_get_early_exit, true, "stop gathering once young and dirty are found")  \
+	X(ptep_get_reread, true, "reload the first dirty entry in the gather's young loop (7.3; off: one load fewer)")
 
 struct lab_switches {
 #define X(name, ref_only, help) bool name;

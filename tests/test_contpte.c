@@ -85,7 +85,12 @@ static void test_ptep_get_early_exit(void)
 	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
 	t_touch(&t, 0, SZ_64K, true);
 	pte_t *p = t_ptep(&t, 0);
-	/* entry 0 is young and dirty: the gather can stop after it */
+	/*
+	 * entry 0 is young and dirty: the gather can stop after it, but, as
+	 * in 7.3, its young loop starts by loading the dirty entry again
+	 */
+	EXPECT_EQ(reads_of(do_ptep_get, &p[5]), 3);
+	lab_switch_off("ptep-get-reread");
 	EXPECT_EQ(reads_of(do_ptep_get, &p[5]), 2);
 	lab_switch_off("ptep-get-early-exit");
 	EXPECT_EQ(reads_of(do_ptep_get, &p[5]), 17);
@@ -117,10 +122,12 @@ static void test_young_batch_spanning_blocks(void)
 	EXPECT(batched <= 48 + 4);
 	EXPECT_EQ(hw_violations.total, 0);
 
-	/* per-PTE: each call scans its whole block again */
-	lab_switch_off("young-batch");
+	/* per-PTE (core-mm without young-batch): each call scans its whole block */
 	r0 = hw_events.v[EV_pte_read];
-	EXPECT(test_and_clear_young_ptes(t.vma, T_BASE + 48 * PAGE_SIZE, &p[48], 16));
+	bool young = false;
+	for (int i = 48; i < 64; i++)
+		young |= ptep_test_and_clear_young(t.vma, T_BASE + i * PAGE_SIZE, &p[i]);
+	EXPECT(young);
 	EXPECT(hw_events.v[EV_pte_read] - r0 >= 16 * 16);
 	t_teardown(&t);
 }

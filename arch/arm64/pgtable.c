@@ -1,284 +1,857 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The reference backend's public arm64 page-table dispatchers (its
- * asm/pgtable.h CONFIG_ARM64_CONTPTE block): plain entries take the raw
- * "__" path, contiguous ones go to the reference contpte. The reference
- * switches are resolved here. A kernel backend brings its tree's own
- * dispatchers instead (kernel/shim/api.c); the arch ops at the end call
- * whichever backend the run selected.
+ * The reference backend: ptelab's twin of Linux 7.3's public arm64 PTE
+ * API, i.e. the CONFIG_ARM64_CONTPTE dispatcher block of
+ * arch/arm64/include/asm/pgtable.h and arch/arm64/mm/contpte.c, with the
+ * kernel's names, shapes and algorithms (written for ptelab, not copied);
+ * then the arm64 arch ops. With every switch on, ref and the linux-7.3
+ * backend produce the same events (tests/python/test_parity.py).
+ *
+ * One translation unit on purpose: the contpte functions keep their kernel
+ * names as statics. kernel/backend.c defines the global contpte_ptep_get,
+ * contpte_ptep_get_lockless, __contpte_try_fold and __contpte_try_unfold
+ * that count kernel backends, and any global contpte_* here would
+ * interpose a kernel backend's own.
+ *
+ * Events are counted where kernel/backend.c counts them for kernels: a
+ * gather and the loads inside it around contpte_ptep_get{,_lockless}, an
+ * unfold at each __contpte_try_unfold call, a fold when __contpte_try_fold
+ * leaves the block contiguous.
+ *
+ * The switches (arch/switches.h), each a minimal fork of this code:
+ *   contpte              off: no block is folded or set contiguous;
+ *   exit-clear-ptes      off: the arch has no clear_full_ptes/
+ *                        get_and_clear_full_ptes, the generic loop runs
+ *                        (and contpte_full_mode picks S2's way of clearing
+ *                        one entry of a block at exit);
+ *   ptep-get-early-exit  off: the gathers read all 16 entries (6.12);
+ *   ptep-get-reread      off: the gathers test the dirty entry they found
+ *                        for young instead of loading it again as 7.3 does.
+ * young-batch, zap-batch and fork-batch are core-mm's (mm/).
  */
 #include "arch/arch.h"
 #include "arch/arm64/api.h"
 #include "arch/arm64/contpte.h"
 #include "arch/arm64/tlbflush.h"
 #include "arch/switches.h"
+#include "hw/cpu.h"
 #include "hw/events.h"
 #include "mm/mmu_gather.h"
 
-#define B (&contpte_ref_ops)
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
 
-static void contpte_try_unfold(struct mm_struct *mm, unsigned long addr,
-			       pte_t *ptep, pte_t pte)
-{
-	if (pte_valid_cont(pte))
-		B->try_unfold(mm, addr, ptep, pte);
-}
+#define TLB_FLUSH_VMA(mm, flags) { .vm_mm = (mm), .vm_flags = (flags) }
+
+/* ---- asm/pgtable.h, CONFIG_ARM64_CONTPTE ------------------------------- */
+
+static void __contpte_try_fold(struct mm_struct *mm, unsigned long addr,
+			       pte_t *ptep, pte_t pte);
+static void __contpte_try_unfold(struct mm_struct *mm, unsigned long addr,
+				 pte_t *ptep, pte_t pte);
+static pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte);
+static pte_t contpte_ptep_get_lockless(pte_t *orig_ptep);
+static void contpte_set_ptes(struct mm_struct *mm, unsigned long addr,
+			     pte_t *ptep, pte_t pte, unsigned int nr);
+static void contpte_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
+				    pte_t *ptep, unsigned int nr, int full);
+static pte_t contpte_get_and_clear_full_ptes(struct mm_struct *mm,
+					     unsigned long addr, pte_t *ptep,
+					     unsigned int nr, int full);
+static bool contpte_test_and_clear_young_ptes(struct vm_area_struct *vma,
+					      unsigned long addr, pte_t *ptep,
+					      unsigned int nr);
+static bool contpte_clear_flush_young_ptes(struct vm_area_struct *vma,
+					   unsigned long addr, pte_t *ptep,
+					   unsigned int nr);
+static void contpte_wrprotect_ptes(struct mm_struct *mm, unsigned long addr,
+				   pte_t *ptep, unsigned int nr);
+static int contpte_ptep_set_access_flags(struct vm_area_struct *vma,
+					 unsigned long addr, pte_t *ptep,
+					 pte_t entry, int dirty);
+static void contpte_clear_young_dirty_ptes(struct vm_area_struct *vma,
+					   unsigned long addr, pte_t *ptep,
+					   unsigned int nr, cydp_t flags);
 
 /*
  * Fold when the last entry of a naturally aligned block is written: the
  * core code fills ranges low to high, so the block is likely complete.
  * Special mappings have no folio and never fold.
  */
-static void contpte_try_fold(struct mm_struct *mm, unsigned long addr,
-			     pte_t *ptep, pte_t pte)
+static inline void contpte_try_fold(struct mm_struct *mm, unsigned long addr,
+				    pte_t *ptep, pte_t pte)
 {
 	const unsigned long contmask = CONT_PTES - 1;
+	bool valign = ((addr >> PAGE_SHIFT) & contmask) == contmask;
 
-	if (!lab_sw.contpte || ((addr >> PAGE_SHIFT) & contmask) != contmask)
+	if (!lab_sw.contpte) /* --without contpte */
 		return;
-	if ((pte_pfn(pte) & contmask) == contmask && pte_valid(pte) &&
-	    !pte_cont(pte) && !pte_special(pte))
-		B->try_fold(mm, addr, ptep, pte);
+
+	if (unlikely(valign)) {
+		bool palign = (pte_pfn(pte) & contmask) == contmask;
+
+		if (unlikely(palign &&
+			     pte_valid(pte) && !pte_cont(pte) && !pte_special(pte)))
+			__contpte_try_fold(mm, addr, ptep, pte);
+	}
 }
 
-/* Gathers are what S4 shortens: count them and the loads inside them. */
-static pte_t counted_gather(pte_t *ptep, pte_t pte, bool lockless)
+static inline void contpte_try_unfold(struct mm_struct *mm, unsigned long addr,
+				      pte_t *ptep, pte_t pte)
 {
-	u64 reads = hw_events.v[EV_pte_read];
-
-	pte = lockless ? B->ptep_get_lockless(ptep) : B->ptep_get(ptep, pte);
-	hw_count(EV_contpte_get, 1);
-	hw_count(EV_contpte_get_read, hw_events.v[EV_pte_read] - reads);
-	return pte;
+	if (unlikely(pte_valid_cont(pte)))
+		__contpte_try_unfold(mm, addr, ptep, pte);
 }
 
-static pte_t ptep_get(pte_t *ptep)
+/* A contiguous block can be judged by one entry: skip to its end. */
+static inline unsigned int pte_batch_hint(pte_t *ptep, pte_t pte)
+{
+	if (!pte_valid_cont(pte))
+		return 1;
+
+	return CONT_PTES - (((unsigned long)ptep >> 3) & (CONT_PTES - 1));
+}
+
+/*
+ * The public API core-mm calls: plain entries take the raw "__" path,
+ * contiguous ones go to contpte_*. The contiguous bit may leak out through
+ * the getters, so the setters clear it from what they are given.
+ */
+static inline pte_t ptep_get(pte_t *ptep)
 {
 	pte_t pte = __ptep_get(ptep);
 
-	if (!pte_valid_cont(pte))
+	if (likely(!pte_valid_cont(pte)))
 		return pte;
-	return counted_gather(ptep, pte, false);
+
+	return contpte_ptep_get(ptep, pte);
 }
 
-static pte_t ptep_get_lockless(pte_t *ptep)
+static inline pte_t ptep_get_lockless(pte_t *ptep)
 {
 	pte_t pte = __ptep_get(ptep);
 
-	if (!pte_valid_cont(pte))
+	if (likely(!pte_valid_cont(pte)))
 		return pte;
-	return counted_gather(ptep, pte, true);
+
+	return contpte_ptep_get_lockless(ptep);
 }
 
-static void set_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
-		     pte_t pte, unsigned int nr)
+static inline void set_ptes(struct mm_struct *mm, unsigned long addr,
+			    pte_t *ptep, pte_t pte, unsigned int nr)
 {
 	pte = pte_mknoncont(pte);
-	if (nr == 1) {
+
+	if (likely(nr == 1)) {
 		contpte_try_unfold(mm, addr, ptep, __ptep_get(ptep));
 		__set_ptes(mm, addr, ptep, pte, 1);
 		contpte_try_fold(mm, addr, ptep, pte);
-	} else if (!lab_sw.contpte) {
-		__set_ptes(mm, addr, ptep, pte, nr);
 	} else {
-		B->set_ptes(mm, addr, ptep, pte, nr);
+		contpte_set_ptes(mm, addr, ptep, pte, nr);
 	}
 }
 
-/*
- * The ways S2 compared of clearing one contiguous entry during a fullmm
- * teardown (reference only; kernels of every version unfold):
- *   none   unfold the block first: rewrite 16 entries, TLBI, DSB (no-opt);
- *   simple clear just this entry, leaving the rest of the block contiguous
- *          until the zap reaches them (the mm dies, nobody walks it);
- *   robust repaint the block non-contiguous, carrying young/dirty, but
- *          skip the TLB flush the ASID's death makes unnecessary, so no
- *          misprogrammed block is ever visible to a walker.
- */
-static void unfold_noflush(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
-			   pte_t pte)
-{
-	pte_t *first = (pte_t *)ALIGN_DOWN((uintptr_t)ptep, CONT_PTES * sizeof(pte_t));
-	unsigned long start = ALIGN_DOWN(addr, CONT_PTE_SIZE);
-
-	pte = pfn_pte(ALIGN_DOWN(pte_pfn(pte), CONT_PTES), pte_pgprot(pte_mknoncont(pte)));
-	for (int i = 0; i < CONT_PTES; i++) {
-		pte_t ptent = __ptep_get_and_clear(mm, start + i * PAGE_SIZE, first + i);
-
-		if (pte_dirty(ptent))
-			pte = pte_mkdirty(pte);
-		if (pte_young(ptent))
-			pte = pte_mkyoung(pte);
-	}
-	hw_count(EV_unfold, 1);
-	__set_ptes(mm, start, first, pte, CONT_PTES);
-}
-
-static pte_t ptep_get_and_clear_full(struct mm_struct *mm, unsigned long addr,
-				     pte_t *ptep, int full)
-{
-	pte_t pte = __ptep_get(ptep);
-
-	if (pte_valid_cont(pte)) {
-		if (!full || contpte_full_mode == CONTPTE_FULL_NONE)
-			B->try_unfold(mm, addr, ptep, pte);
-		else if (contpte_full_mode == CONTPTE_FULL_ROBUST)
-			unfold_noflush(mm, addr, ptep, pte);
-	}
-	return __ptep_get_and_clear(mm, addr, ptep);
-}
-
-/*
- * Without exit-clear-ptes (reference only) a multi-entry clear is the
- * generic loop of ptep_get_and_clear_full() over every entry.
- */
 static pte_t clear_ptes_one_by_one(struct mm_struct *mm, unsigned long addr,
+				   pte_t *ptep, unsigned int nr, int full);
+
+static inline void clear_full_ptes(struct mm_struct *mm, unsigned long addr,
 				   pte_t *ptep, unsigned int nr, int full)
 {
-	pte_t pte = __pte(0);
-
-	for (unsigned int i = 0; i < nr; i++, ptep++, addr += PAGE_SIZE) {
-		pte_t tmp = ptep_get_and_clear_full(mm, addr, ptep, full);
-
-		if (i == 0)
-			pte = tmp;
-		if (pte_dirty(tmp))
-			pte = pte_mkdirty(pte);
-		if (pte_young(tmp))
-			pte = pte_mkyoung(pte);
-	}
-	return pte;
-}
-
-static void clear_full_ptes(struct mm_struct *mm, unsigned long addr,
-			    pte_t *ptep, unsigned int nr, int full)
-{
-	if (nr == 1) {
+	if (likely(nr == 1)) {
 		contpte_try_unfold(mm, addr, ptep, __ptep_get(ptep));
 		__clear_full_ptes(mm, addr, ptep, nr, full);
 	} else if (!lab_sw.exit_clear_ptes) {
 		clear_ptes_one_by_one(mm, addr, ptep, nr, full);
 	} else {
-		B->clear_full_ptes(mm, addr, ptep, nr, full);
+		contpte_clear_full_ptes(mm, addr, ptep, nr, full);
 	}
 }
 
-static pte_t get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
-				     pte_t *ptep, unsigned int nr, int full)
+static inline pte_t get_and_clear_full_ptes(struct mm_struct *mm,
+					    unsigned long addr, pte_t *ptep,
+					    unsigned int nr, int full)
 {
-	if (nr == 1) {
+	pte_t pte;
+
+	if (likely(nr == 1)) {
 		contpte_try_unfold(mm, addr, ptep, __ptep_get(ptep));
-		return __get_and_clear_full_ptes(mm, addr, ptep, nr, full);
-	}
-	if (!lab_sw.exit_clear_ptes)
-		return clear_ptes_one_by_one(mm, addr, ptep, nr, full);
-	return B->get_and_clear_full_ptes(mm, addr, ptep, nr, full);
-}
-
-static int ptep_test_and_clear_young(struct vm_area_struct *vma,
-				     unsigned long addr, pte_t *ptep)
-{
-	pte_t orig_pte = __ptep_get(ptep);
-
-	if (!pte_valid_cont(orig_pte))
-		return __ptep_test_and_clear_young(vma, addr, ptep);
-	if (B->ptep_test_and_clear_young)
-		return B->ptep_test_and_clear_young(vma, addr, ptep);
-	return B->test_and_clear_young_ptes(vma, addr, ptep, 1);
-}
-
-static int ptep_clear_flush_young(struct vm_area_struct *vma,
-				  unsigned long addr, pte_t *ptep)
-{
-	pte_t orig_pte = __ptep_get(ptep);
-
-	if (!pte_valid_cont(orig_pte))
-		return __ptep_clear_flush_young(vma, addr, ptep);
-	if (B->ptep_clear_flush_young)
-		return B->ptep_clear_flush_young(vma, addr, ptep);
-	return B->clear_flush_young_ptes(vma, addr, ptep, 1);
-}
-
-static bool batched_young(void)
-{
-	return lab_sw.young_batch;
-}
-
-/*
- * S1: one call over a folio's PTEs. The caller guarantees they are
- * present, so the contiguous bit alone decides the path. Without
- * young-batch, the per-PTE loop core-mm used to run.
- */
-static bool test_and_clear_young_ptes(struct vm_area_struct *vma,
-				      unsigned long addr, pte_t *ptep,
-				      unsigned int nr)
-{
-	bool young = false;
-
-	if (nr == 1 && !pte_cont(__ptep_get(ptep)))
-		return __ptep_test_and_clear_young(vma, addr, ptep);
-	if (batched_young())
-		return B->test_and_clear_young_ptes(vma, addr, ptep, nr);
-	for (unsigned int i = 0; i < nr; i++)
-		young |= ptep_test_and_clear_young(vma, addr + i * PAGE_SIZE, ptep + i);
-	return young;
-}
-
-static bool clear_flush_young_ptes(struct vm_area_struct *vma,
-				   unsigned long addr, pte_t *ptep,
-				   unsigned int nr)
-{
-	bool young = false;
-
-	if (nr == 1 && !pte_cont(__ptep_get(ptep)))
-		return __ptep_clear_flush_young(vma, addr, ptep);
-	if (batched_young())
-		return B->clear_flush_young_ptes(vma, addr, ptep, nr);
-	for (unsigned int i = 0; i < nr; i++)
-		young |= ptep_clear_flush_young(vma, addr + i * PAGE_SIZE, ptep + i);
-	return young;
-}
-
-static void wrprotect_ptes(struct mm_struct *mm, unsigned long addr,
-			   pte_t *ptep, unsigned int nr)
-{
-	if (nr == 1) {
-		/* a single entry may not differ from its block: unfold */
-		contpte_try_unfold(mm, addr, ptep, __ptep_get(ptep));
-		__wrprotect_ptes(mm, addr, ptep, 1);
+		pte = __get_and_clear_full_ptes(mm, addr, ptep, nr, full);
+	} else if (!lab_sw.exit_clear_ptes) {
+		pte = clear_ptes_one_by_one(mm, addr, ptep, nr, full);
 	} else {
-		B->wrprotect_ptes(mm, addr, ptep, nr);
+		pte = contpte_get_and_clear_full_ptes(mm, addr, ptep, nr, full);
+	}
+
+	return pte;
+}
+
+static inline pte_t ptep_get_and_clear(struct mm_struct *mm,
+				       unsigned long addr, pte_t *ptep)
+{
+	contpte_try_unfold(mm, addr, ptep, __ptep_get(ptep));
+	return __ptep_get_and_clear(mm, addr, ptep);
+}
+
+static inline bool test_and_clear_young_ptes(struct vm_area_struct *vma,
+					     unsigned long addr, pte_t *ptep,
+					     unsigned int nr)
+{
+	if (likely(nr == 1 && !pte_cont(__ptep_get(ptep))))
+		return __ptep_test_and_clear_young(vma, addr, ptep);
+
+	return contpte_test_and_clear_young_ptes(vma, addr, ptep, nr);
+}
+
+/* int, not 7.3's bool: ptelab's fixed signature (arch/pte_api.h) */
+static inline int ptep_test_and_clear_young(struct vm_area_struct *vma,
+					    unsigned long addr, pte_t *ptep)
+{
+	return test_and_clear_young_ptes(vma, addr, ptep, 1);
+}
+
+static inline int ptep_clear_flush_young(struct vm_area_struct *vma,
+					 unsigned long addr, pte_t *ptep)
+{
+	pte_t orig_pte = __ptep_get(ptep);
+
+	if (likely(!pte_valid_cont(orig_pte)))
+		return __ptep_clear_flush_young(vma, addr, ptep);
+
+	return contpte_clear_flush_young_ptes(vma, addr, ptep, 1);
+}
+
+static inline bool clear_flush_young_ptes(struct vm_area_struct *vma,
+					  unsigned long addr, pte_t *ptep,
+					  unsigned int nr)
+{
+	if (likely(nr == 1 && !pte_cont(__ptep_get(ptep))))
+		return __ptep_clear_flush_young(vma, addr, ptep);
+
+	return contpte_clear_flush_young_ptes(vma, addr, ptep, nr);
+}
+
+static inline void wrprotect_ptes(struct mm_struct *mm, unsigned long addr,
+				  pte_t *ptep, unsigned int nr)
+{
+	if (likely(nr == 1)) {
+		/*
+		 * Only present entries are write-protected, so the contiguous
+		 * bit alone decides the unfold, and the entry read serves
+		 * ___ptep_set_wrprotect without a reload (fork of order-0
+		 * folios is sensitive to it).
+		 */
+		pte_t orig_pte = __ptep_get(ptep);
+
+		if (unlikely(pte_cont(orig_pte))) {
+			__contpte_try_unfold(mm, addr, ptep, orig_pte);
+			orig_pte = pte_mknoncont(orig_pte);
+		}
+		___ptep_set_wrprotect(mm, addr, ptep, orig_pte);
+	} else {
+		contpte_wrprotect_ptes(mm, addr, ptep, nr);
 	}
 }
 
-static void clear_young_dirty_ptes(struct vm_area_struct *vma,
-				   unsigned long addr, pte_t *ptep,
-				   unsigned int nr, cydp_t flags)
-{
-	if (nr == 1 && !pte_cont(__ptep_get(ptep)))
-		__clear_young_dirty_ptes(vma, addr, ptep, nr, flags);
-	else
-		B->clear_young_dirty_ptes(vma, addr, ptep, nr, flags);
-}
-
-static int ptep_set_access_flags(struct vm_area_struct *vma, unsigned long addr,
-				 pte_t *ptep, pte_t entry, int dirty)
+static inline int ptep_set_access_flags(struct vm_area_struct *vma,
+					unsigned long addr, pte_t *ptep,
+					pte_t entry, int dirty)
 {
 	pte_t orig_pte = __ptep_get(ptep);
 
 	entry = pte_mknoncont(entry);
-	if (!pte_valid_cont(orig_pte))
+
+	if (likely(!pte_valid_cont(orig_pte)))
 		return __ptep_set_access_flags(vma, addr, ptep, entry, dirty);
-	return B->ptep_set_access_flags(vma, addr, ptep, entry, dirty);
+
+	return contpte_ptep_set_access_flags(vma, addr, ptep, entry, dirty);
 }
 
-/* A contiguous block can be judged by one entry: skip to its end. */
-static unsigned int pte_batch_hint(pte_t *ptep, pte_t pte)
+static inline void clear_young_dirty_ptes(struct vm_area_struct *vma,
+					  unsigned long addr, pte_t *ptep,
+					  unsigned int nr, cydp_t flags)
 {
-	if (!pte_valid_cont(pte))
-		return 1;
-	return CONT_PTES - (unsigned int)(((uintptr_t)ptep >> 3) & (CONT_PTES - 1));
+	if (likely(nr == 1 && !pte_cont(__ptep_get(ptep))))
+		__clear_young_dirty_ptes(vma, addr, ptep, nr, flags);
+	else
+		contpte_clear_young_dirty_ptes(vma, addr, ptep, nr, flags);
 }
+
+/* ---- arch/arm64/mm/contpte.c --------------------------------------------- */
+
+/* The lab maps no kernel memory: every mm is a user mm. */
+static inline bool mm_is_user(struct mm_struct *mm)
+{
+	return true;
+}
+
+static inline bool system_supports_bbml3(void)
+{
+	return hw_machine.cfg.bbml2;
+}
+
+static inline pte_t *contpte_align_down(pte_t *ptep)
+{
+	return (pte_t *)ALIGN_DOWN((uintptr_t)ptep, sizeof(*ptep) * CONT_PTES);
+}
+
+/*
+ * Widen [*start, *end) to whole blocks at an end whose entry is
+ * contiguous. The nr entries are present and map consecutive pages of
+ * one large folio in one VMA and one page table.
+ */
+static inline pte_t *contpte_align_addr_ptep(unsigned long *start,
+					     unsigned long *end, pte_t *ptep,
+					     unsigned int nr)
+{
+	if (pte_cont(__ptep_get(ptep + nr - 1)))
+		*end = ALIGN(*end, CONT_PTE_SIZE);
+
+	if (pte_cont(__ptep_get(ptep))) {
+		*start = ALIGN_DOWN(*start, CONT_PTE_SIZE);
+		ptep = contpte_align_down(ptep);
+	}
+
+	return ptep;
+}
+
+/* Only blocks the range covers partly need unfolding. */
+static void contpte_try_unfold_partial(struct mm_struct *mm, unsigned long addr,
+				       pte_t *ptep, unsigned int nr)
+{
+	if (ptep != contpte_align_down(ptep) || nr < CONT_PTES)
+		contpte_try_unfold(mm, addr, ptep, __ptep_get(ptep));
+
+	if (ptep + nr != contpte_align_down(ptep + nr)) {
+		unsigned long last_addr = addr + PAGE_SIZE * (nr - 1);
+		pte_t *last_ptep = ptep + nr - 1;
+
+		contpte_try_unfold(mm, last_addr, last_ptep,
+				   __ptep_get(last_ptep));
+	}
+}
+
+/*
+ * Rewrite a whole block with pte (cont or not), carrying over the young
+ * and dirty state the hardware may have left in any of its entries:
+ * clear, flush, repaint (break-before-make). flush is 7.3's
+ * !system_supports_bbml3() (contpte_convert below); S2's robust-full exit
+ * variant repaints without it.
+ */
+static void __contpte_convert(struct mm_struct *mm, unsigned long addr,
+			      pte_t *ptep, pte_t pte, bool flush)
+{
+	struct vm_area_struct vma = TLB_FLUSH_VMA(mm, 0);
+	unsigned long start_addr;
+	pte_t *start_ptep;
+	int i;
+
+	start_ptep = ptep = contpte_align_down(ptep);
+	start_addr = addr = ALIGN_DOWN(addr, CONT_PTE_SIZE);
+	pte = pfn_pte(ALIGN_DOWN(pte_pfn(pte), CONT_PTES), pte_pgprot(pte));
+
+	for (i = 0; i < CONT_PTES; i++, ptep++, addr += PAGE_SIZE) {
+		pte_t ptent = __ptep_get_and_clear(mm, addr, ptep);
+
+		if (pte_dirty(ptent))
+			pte = pte_mkdirty(pte);
+
+		if (pte_young(ptent))
+			pte = pte_mkyoung(pte);
+	}
+
+	/* 7.x's __flush_tlb_range(vma, start, end, stride, level, flags) */
+	if (flush)
+		arm64_flush_tlb_range_flags(&vma, start_addr, addr, PAGE_SIZE, 3,
+					    TLBF_NOWALKCACHE);
+
+	__set_ptes(mm, start_addr, start_ptep, pte, CONT_PTES);
+}
+
+/*
+ * Under BBML3 the intermediate TLBI+DSB may go: a walker then sees the old
+ * entries or the new ones, never an amalgam, until the caller's final
+ * flush of the changed page.
+ */
+static void contpte_convert(struct mm_struct *mm, unsigned long addr,
+			    pte_t *ptep, pte_t pte)
+{
+	__contpte_convert(mm, addr, ptep, pte, !system_supports_bbml3());
+}
+
+/*
+ * contpte_try_fold() checked that the virtual and physical addresses are
+ * aligned; fold only if one folio covers the block and all 16 entries are
+ * valid, with consecutive frames and the same attributes apart from young
+ * and dirty (the folded block ORs those).
+ */
+static void __contpte_try_fold(struct mm_struct *mm, unsigned long addr,
+			       pte_t *ptep, pte_t pte)
+{
+	unsigned long folio_start, folio_end;
+	unsigned long cont_start, cont_end;
+	pte_t expected_pte, subpte;
+	u64 folio_pfn, folio_nr;
+	unsigned long pfn;
+	pte_t *orig_ptep;
+	pgprot_t prot;
+	int i;
+
+	if (!mm_is_user(mm))
+		return;
+
+	/* page_folio(pte_page(pte)), from core-mm */
+	if (!pfn_folio_span(pte_pfn(pte), &folio_pfn, &folio_nr))
+		return;
+	folio_start = addr - (pte_pfn(pte) - folio_pfn) * PAGE_SIZE;
+	folio_end = folio_start + folio_nr * PAGE_SIZE;
+	cont_start = ALIGN_DOWN(addr, CONT_PTE_SIZE);
+	cont_end = cont_start + CONT_PTE_SIZE;
+
+	if (folio_start > cont_start || folio_end < cont_end)
+		return;
+
+	pfn = ALIGN_DOWN(pte_pfn(pte), CONT_PTES);
+	prot = pte_pgprot(pte_mkold(pte_mkclean(pte)));
+	expected_pte = pfn_pte(pfn, prot);
+	orig_ptep = ptep;
+	ptep = contpte_align_down(ptep);
+
+	for (i = 0; i < CONT_PTES; i++) {
+		subpte = pte_mkold(pte_mkclean(__ptep_get(ptep)));
+		if (!pte_same(subpte, expected_pte))
+			return;
+		expected_pte = pte_advance_pfn(expected_pte, 1);
+		ptep++;
+	}
+
+	pte = pte_mkcont(pte);
+	contpte_convert(mm, addr, orig_ptep, pte);
+	hw_count(EV_fold, 1);
+}
+
+static void __contpte_try_unfold(struct mm_struct *mm, unsigned long addr,
+				 pte_t *ptep, pte_t pte)
+{
+	hw_count(EV_unfold, 1);
+
+	if (!mm_is_user(mm))
+		return;
+
+	pte = pte_mknoncont(pte);
+	contpte_convert(mm, addr, ptep, pte);
+}
+
+/* A gather, and the loads inside it, are what S4 shortens: count them. */
+static inline u64 contpte_gather_begin(void)
+{
+	return hw_events.v[EV_pte_read];
+}
+
+static inline pte_t contpte_gather_end(u64 reads, pte_t pte)
+{
+	hw_count(EV_contpte_get, 1);
+	hw_count(EV_contpte_get_read, hw_events.v[EV_pte_read] - reads);
+	return pte;
+}
+
+/*
+ * Gather young/dirty from the block (the PTL is held: nothing folds or
+ * unfolds under us). 7.3 stops once both are known; having found a dirty
+ * entry it looks for a young one starting at that same entry, loading it
+ * again (ptep-get-reread on). Off, it tests the entry it has.
+ */
+static pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
+{
+	u64 reads = contpte_gather_begin();
+	pte_t pte;
+	int i;
+
+	ptep = contpte_align_down(ptep);
+
+	for (i = 0; i < CONT_PTES; i++, ptep++) {
+		pte = __ptep_get(ptep);
+
+		if (!lab_sw.ptep_get_early_exit) {
+			/* before S4 (6.12): every entry */
+			if (pte_dirty(pte))
+				orig_pte = pte_mkdirty(orig_pte);
+			if (pte_young(pte))
+				orig_pte = pte_mkyoung(orig_pte);
+			continue;
+		}
+
+		if (pte_dirty(pte)) {
+			orig_pte = pte_mkdirty(orig_pte);
+			if (!lab_sw.ptep_get_reread) {
+				if (pte_young(pte)) {
+					orig_pte = pte_mkyoung(orig_pte);
+					break;
+				}
+				i++;
+				ptep++;
+			}
+			for (; i < CONT_PTES; i++, ptep++) {
+				pte = __ptep_get(ptep);
+				if (pte_young(pte)) {
+					orig_pte = pte_mkyoung(orig_pte);
+					break;
+				}
+			}
+			break;
+		}
+
+		if (pte_young(pte)) {
+			orig_pte = pte_mkyoung(orig_pte);
+			i++;
+			ptep++;
+			for (; i < CONT_PTES; i++, ptep++) {
+				pte = __ptep_get(ptep);
+				if (pte_dirty(pte)) {
+					orig_pte = pte_mkdirty(orig_pte);
+					break;
+				}
+			}
+			break;
+		}
+	}
+
+	return contpte_gather_end(reads, orig_pte);
+}
+
+static inline bool contpte_is_consistent(pte_t pte, unsigned long pfn,
+					 pgprot_t orig_prot)
+{
+	pgprot_t prot = pte_pgprot(pte_mkold(pte_mkclean(pte)));
+
+	return pte_valid_cont(pte) && pte_pfn(pte) == pfn &&
+	       pgprot_val(prot) == pgprot_val(orig_prot);
+}
+
+/*
+ * Without the PTL the block may be unfolded, changed and refolded while
+ * we read it: retry until every entry read belongs to one consistent
+ * block (valid, contiguous, consecutive frames, same attributes apart from
+ * young/dirty). An entry that is not contiguous is consistent alone. The
+ * same early exit, re-read and switches as contpte_ptep_get().
+ */
+static pte_t contpte_ptep_get_lockless(pte_t *orig_ptep)
+{
+	u64 reads = contpte_gather_begin();
+	pgprot_t orig_prot;
+	unsigned long pfn;
+	pte_t orig_pte;
+	pte_t *ptep;
+	pte_t pte;
+	int i;
+
+retry:
+	orig_pte = __ptep_get(orig_ptep);
+
+	if (!pte_valid_cont(orig_pte))
+		return contpte_gather_end(reads, orig_pte);
+
+	orig_prot = pte_pgprot(pte_mkold(pte_mkclean(orig_pte)));
+	ptep = contpte_align_down(orig_ptep);
+	pfn = pte_pfn(orig_pte) - (unsigned long)(orig_ptep - ptep);
+
+	for (i = 0; i < CONT_PTES; i++, ptep++, pfn++) {
+		pte = __ptep_get(ptep);
+
+		if (!contpte_is_consistent(pte, pfn, orig_prot))
+			goto retry;
+
+		if (!lab_sw.ptep_get_early_exit) {
+			/* before S4 (6.12): every entry */
+			if (pte_dirty(pte))
+				orig_pte = pte_mkdirty(orig_pte);
+			if (pte_young(pte))
+				orig_pte = pte_mkyoung(orig_pte);
+			continue;
+		}
+
+		if (pte_dirty(pte)) {
+			orig_pte = pte_mkdirty(orig_pte);
+			if (!lab_sw.ptep_get_reread) {
+				if (pte_young(pte)) {
+					orig_pte = pte_mkyoung(orig_pte);
+					break;
+				}
+				i++;
+				ptep++;
+				pfn++;
+			}
+			for (; i < CONT_PTES; i++, ptep++, pfn++) {
+				pte = __ptep_get(ptep);
+
+				if (!contpte_is_consistent(pte, pfn, orig_prot))
+					goto retry;
+
+				if (pte_young(pte)) {
+					orig_pte = pte_mkyoung(orig_pte);
+					break;
+				}
+			}
+			break;
+		}
+
+		if (pte_young(pte)) {
+			orig_pte = pte_mkyoung(orig_pte);
+			i++;
+			ptep++;
+			pfn++;
+			for (; i < CONT_PTES; i++, ptep++, pfn++) {
+				pte = __ptep_get(ptep);
+
+				if (!contpte_is_consistent(pte, pfn, orig_prot))
+					goto retry;
+
+				if (pte_dirty(pte)) {
+					orig_pte = pte_mkdirty(orig_pte);
+					break;
+				}
+			}
+			break;
+		}
+	}
+
+	return contpte_gather_end(reads, orig_pte);
+}
+
+/*
+ * When nr > 1 every entry is none on entry (the set_ptes() contract), so
+ * nothing needs unfolding first: set the contiguous bit on every naturally
+ * aligned block of the range.
+ */
+static void contpte_set_ptes(struct mm_struct *mm, unsigned long addr,
+			     pte_t *ptep, pte_t pte, unsigned int nr)
+{
+	unsigned long next;
+	unsigned long end;
+	unsigned long pfn;
+	pgprot_t prot;
+
+	/* --without contpte: never contiguous */
+	if (!mm_is_user(mm) || !pte_valid(pte) || !lab_sw.contpte)
+		return __set_ptes(mm, addr, ptep, pte, nr);
+
+	end = addr + ((unsigned long)nr << PAGE_SHIFT);
+	pfn = pte_pfn(pte);
+	prot = pte_pgprot(pte);
+
+	do {
+		next = pte_cont_addr_end(addr, end);
+		nr = (next - addr) >> PAGE_SHIFT;
+		pte = pfn_pte(pfn, prot);
+
+		if (((addr | next | (pfn << PAGE_SHIFT)) & ~CONT_PTE_MASK) == 0)
+			pte = pte_mkcont(pte);
+		else
+			pte = pte_mknoncont(pte);
+
+		__set_ptes(mm, addr, ptep, pte, nr);
+
+		addr = next;
+		ptep += nr;
+		pfn += nr;
+	} while (addr != end);
+}
+
+static void contpte_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
+				    pte_t *ptep, unsigned int nr, int full)
+{
+	contpte_try_unfold_partial(mm, addr, ptep, nr);
+	__clear_full_ptes(mm, addr, ptep, nr, full);
+}
+
+static pte_t contpte_get_and_clear_full_ptes(struct mm_struct *mm,
+					     unsigned long addr, pte_t *ptep,
+					     unsigned int nr, int full)
+{
+	contpte_try_unfold_partial(mm, addr, ptep, nr);
+	return __get_and_clear_full_ptes(mm, addr, ptep, nr, full);
+}
+
+/*
+ * Core-mm tracks young per folio and a block never spans folios, so young
+ * is cleared for whole blocks at the ends rather than unfolding them.
+ */
+static bool contpte_test_and_clear_young_ptes(struct vm_area_struct *vma,
+					      unsigned long addr, pte_t *ptep,
+					      unsigned int nr)
+{
+	unsigned long end = addr + nr * PAGE_SIZE;
+	bool young = false;
+
+	ptep = contpte_align_addr_ptep(&addr, &end, ptep, nr);
+	for (; addr != end; ptep++, addr += PAGE_SIZE)
+		young |= __ptep_test_and_clear_young(vma, addr, ptep);
+
+	return young;
+}
+
+/* The flush covers what was cleared, without waiting for it (as 7.3). */
+static bool contpte_clear_flush_young_ptes(struct vm_area_struct *vma,
+					   unsigned long addr, pte_t *ptep,
+					   unsigned int nr)
+{
+	bool young;
+
+	young = contpte_test_and_clear_young_ptes(vma, addr, ptep, nr);
+
+	if (young) {
+		unsigned long end = addr + nr * PAGE_SIZE;
+
+		contpte_align_addr_ptep(&addr, &end, ptep, nr);
+		arm64_flush_tlb_range_flags(vma, addr, end, PAGE_SIZE, 3,
+					    TLBF_NOWALKCACHE | TLBF_NOSYNC);
+	}
+
+	return young;
+}
+
+/*
+ * Write permission must be uniform over a block: a whole block keeps its
+ * fold (the caller's later flush makes it read-only), a partly covered one
+ * is unfolded.
+ */
+static void contpte_wrprotect_ptes(struct mm_struct *mm, unsigned long addr,
+				   pte_t *ptep, unsigned int nr)
+{
+	contpte_try_unfold_partial(mm, addr, ptep, nr);
+	__wrprotect_ptes(mm, addr, ptep, nr);
+}
+
+/* Young/dirty are per folio: clear whole blocks at the ends, no unfold. */
+static void contpte_clear_young_dirty_ptes(struct vm_area_struct *vma,
+					   unsigned long addr, pte_t *ptep,
+					   unsigned int nr, cydp_t flags)
+{
+	unsigned long start = addr;
+	unsigned long end = start + nr * PAGE_SIZE;
+
+	ptep = contpte_align_addr_ptep(&start, &end, ptep, nr);
+	__clear_young_dirty_ptes(vma, start, ptep, (end - start) / PAGE_SIZE, flags);
+}
+
+/*
+ * Whether every entry of the block already has the access state asked for
+ * (AF, dirty, write permission: what __ptep_set_access_flags() updates).
+ * A walker that reads entries one by one (no HAFDBS, an SMMU without HTTU)
+ * would otherwise fault forever on an entry whose sibling alone was
+ * updated, since the gathered view looks complete.
+ */
+static bool contpte_all_subptes_match_access_flags(pte_t *ptep, pte_t entry)
+{
+	pte_t *cont_ptep = contpte_align_down(ptep);
+	const pteval_t cmp_mask = PTE_RDONLY | PTE_AF | PTE_WRITE | PTE_DIRTY;
+	pteval_t entry_cmp = pte_val(entry) & cmp_mask;
+	int i;
+
+	for (i = 0; i < CONT_PTES; i++) {
+		pteval_t pte_cmp = pte_val(__ptep_get(cont_ptep + i)) & cmp_mask;
+
+		if (pte_cmp != entry_cmp)
+			return false;
+	}
+
+	return true;
+}
+
+/*
+ * Young/dirty can be fixed up over the whole block without unfolding (all
+ * 16 entries, so that software access management does not fault again,
+ * with one flush at the end); a change of write permission must unfold.
+ */
+static int contpte_ptep_set_access_flags(struct vm_area_struct *vma,
+					 unsigned long addr, pte_t *ptep,
+					 pte_t entry, int dirty)
+{
+	unsigned long start_addr;
+	pte_t orig_pte;
+	int i;
+
+	if (contpte_all_subptes_match_access_flags(ptep, entry))
+		return 0;
+
+	/* the raw target entry, not the gathered view, decides the unfold */
+	orig_pte = pte_mknoncont(__ptep_get(ptep));
+
+	if (pte_write(orig_pte) == pte_write(entry)) {
+		ptep = contpte_align_down(ptep);
+		start_addr = addr = ALIGN_DOWN(addr, CONT_PTE_SIZE);
+
+		for (i = 0; i < CONT_PTES; i++, ptep++, addr += PAGE_SIZE)
+			__ptep_set_access_flags(vma, addr, ptep, entry, 0);
+
+		if (dirty)
+			arm64_flush_tlb_range_flags(vma, start_addr,
+						    start_addr + CONT_PTE_SIZE,
+						    PAGE_SIZE, 3,
+						    TLBF_NOWALKCACHE | TLBF_NOBROADCAST);
+	} else {
+		__contpte_try_unfold(vma->vm_mm, addr, ptep, orig_pte);
+		__ptep_set_access_flags(vma, addr, ptep, entry, dirty);
+	}
+
+	return 1;
+}
+
+/* ---- reference-only variants --------------------------------------------- */
+
+/*
+ * arm64 has no ptep_get_and_clear_full(): the generic one is
+ * ptep_get_and_clear(). S2 compared ways of clearing one contiguous entry
+ * of a fullmm teardown, picked by contpte_full_mode (the exit workload's
+ * variants, with exit-clear-ptes off):
+ *   NONE    ptep_get_and_clear(): unfold the block first (16 entries
+ *           rewritten, TLBI, DSB: no-opt);
+ *   SIMPLE  clear just this entry, leaving the rest of the block
+ *           contiguous until the zap reaches them (the mm dies, nobody
+ *           walks it);
+ *   ROBUST  repaint the block non-contiguous, carrying young/dirty, without
+ *           the TLB flush the ASID's death makes unnecessary, so no
+ *           misprogrammed block is ever visible to a walker.
+ */
+static pte_t ptep_get_and_clear_full(struct mm_struct *mm, unsigned long addr,
+				     pte_t *ptep, int full)
+{
+	pte_t pte;
+
+	if (!full || contpte_full_mode == CONTPTE_FULL_NONE)
+		return ptep_get_and_clear(mm, addr, ptep);
+
+	pte = __ptep_get(ptep);
+	if (pte_valid_cont(pte) && contpte_full_mode == CONTPTE_FULL_ROBUST) {
+		hw_count(EV_unfold, 1);
+		__contpte_convert(mm, addr, ptep, pte_mknoncont(pte), false);
+	}
+	return __ptep_get_and_clear(mm, addr, ptep);
+}
+
+/*
+ * Without exit-clear-ptes the arch defines no clear_full_ptes() or
+ * get_and_clear_full_ptes(): the generic loop of include/linux/pgtable.h
+ * over ptep_get_and_clear_full() runs for every entry.
+ */
+static pte_t clear_ptes_one_by_one(struct mm_struct *mm, unsigned long addr,
+				   pte_t *ptep, unsigned int nr, int full)
+{
+	pte_t pte, tmp_pte;
+
+	pte = ptep_get_and_clear_full(mm, addr, ptep, full);
+	while (--nr) {
+		ptep++;
+		addr += PAGE_SIZE;
+		tmp_pte = ptep_get_and_clear_full(mm, addr, ptep, full);
+		if (pte_dirty(tmp_pte))
+			pte = pte_mkdirty(pte);
+		if (pte_young(tmp_pte))
+			pte = pte_mkyoung(pte);
+	}
+	return pte;
+}
+
+/* ---- arm64 arch ops ------------------------------------------------------ */
 
 /* asm/tlb.h: flush what the gather collected. */
 static void tlb_flush(struct mmu_gather *tlb)

@@ -192,11 +192,13 @@ def test_mlock_loop_early_exit(ptelab):
         return e["contpte_get_read"] / e["contpte_get"], j["modelled_ns"]
 
     after, t_after = run()
+    cheaper, t_cheaper = run("--without", "ptep-get-reread")
     before, t_before = run("--without", "ptep-get-early-exit")
     cold_after, t_cold_after = run("--variant", "cold")
     cold_before, t_cold_before = run("--variant", "cold", "--without", "ptep-get-early-exit")
-    assert after == 1.0 and before == 16.0
-    assert t_after < t_before
+    # 7.3 loads the first (young and dirty) entry twice; the cheaper form once
+    assert after == 2.0 and cheaper == 1.0 and before == 16.0
+    assert t_cheaper < t_after < t_before
     # nothing young or dirty: the gather has to read the whole block anyway
     assert cold_after == cold_before == 16.0 and t_cold_after == t_cold_before
 
