@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The reference backend is a twin of linux-7.3 (arch/arm64/pgtable.c): with
+every switch on, ref and the kernel's own dispatchers and contpte.c produce
+the same events, setup included, on every workload and hardware policy."""
+import json
+
+import pytest
+
+from conftest import ROOT
+
+WORKLOADS = [
+    ("munmap", ["--size", "16M"]),
+    ("exit", ["--size", "16M", "--iterations", "5"]),
+    ("mlock-loop", ["--size", "16M", "--iterations", "5"]),
+    ("young-scan", ["--size", "16M"]),
+    ("reclaim-file", ["--size", "64M"]),
+    ("fuzz", ["--iterations", "4"]),
+]
+POLICIES = [None, "random", "adversarial"]
+
+needs_73 = pytest.mark.skipif(not (ROOT / "build" / "kernels" / "linux-7.3").is_dir(),
+                              reason="linux-7.3 not fetched (ptelab kernels fetch 7.3)")
+
+
+def runs(ptelab, *args):
+    p = ptelab("run", *args, "--arch", "arm64", "--json")
+    assert p.returncode == 0, p.stderr
+    return [json.loads(line) for line in p.stdout.splitlines()]
+
+
+def differing(rows, key):
+    return {k: [r[key][k] for r in rows] for k in rows[0][key]
+            if len({r[key][k] for r in rows}) > 1}
+
+
+@needs_73
+@pytest.mark.parametrize("policy", POLICIES, ids=lambda p: p or "default")
+@pytest.mark.parametrize("workload,args", WORKLOADS, ids=[w for w, _ in WORKLOADS])
+def test_ref_events_equal_linux_7_3(ptelab, workload, args, policy):
+    extra = ["--hw-policy", policy] if policy else []
+    rows = runs(ptelab, workload, "--impl", "ref,linux-7.3,ref", *args, *extra)
+    assert [r["impl"] for r in rows] == ["ref", "linux-7.3", "ref"]
+    for r in rows:
+        assert r["invariants"]["ok"], r["invariants"]
+    assert differing(rows, "events") == {}
+    assert differing(rows, "setup_events") == {}
+    assert rows[0]["events"]["contpte_get"] > 0 or workload == "reclaim-file"
+
+
+@needs_73
+def test_cheaper_gather_is_a_named_variant(ptelab):
+    """--without ptep-get-reread drops 7.3's second load of the first dirty
+    entry and nothing else: every other event is the kernel's."""
+    args = ["--size", "16M", "--iterations", "2"]
+    k, = runs(ptelab, "mlock-loop", "--impl", "linux-7.3", *args)
+    r, = runs(ptelab, "mlock-loop", "--impl", "ref", "--without", "ptep-get-reread", *args)
+    saved = k["events"]["contpte_get_read"] - r["events"]["contpte_get_read"]
+    assert saved == k["events"]["contpte_get"] == r["events"]["contpte_get"]
+    assert k["events"]["pte_read"] - r["events"]["pte_read"] == saved
+    rest = {e for e in k["events"] if e not in ("pte_read", "contpte_get_read")}
+    assert {e: k["events"][e] for e in rest} == {e: r["events"][e] for e in rest}
+    p = ptelab("run", "mlock-loop", "--impl", "linux-7.3", "--without", "ptep-get-reread")
+    assert p.returncode == 2 and "only the reference backend" in p.stderr
