@@ -9,7 +9,7 @@
 
 #include "hw/mmu.h"
 #include "arch/pte_api.h"
-#include "mm/mm_types.h"
+#include "include/mm_types.h"
 
 struct mmu_gather;
 

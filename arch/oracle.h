@@ -8,7 +8,7 @@
 #ifndef PTELAB_ARCH_ORACLE_H
 #define PTELAB_ARCH_ORACLE_H
 
-#include "arch/pte_types.h"
+#include "include/pte_types.h"
 
 /* State now recorded in entries [ptep, ptep+nr). */
 void oracle_set(pte_t *ptep, unsigned int nr, bool young, bool dirty);

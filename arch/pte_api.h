@@ -9,7 +9,7 @@
 #ifndef PTELAB_ARCH_PTE_API_H
 #define PTELAB_ARCH_PTE_API_H
 
-#include "mm/mm_types.h"
+#include "include/mm_types.h"
 
 struct pte_api {
 	pte_t (*ptep_get)(pte_t *ptep);

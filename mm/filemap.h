@@ -7,8 +7,8 @@
 #ifndef PTELAB_MM_FILEMAP_H
 #define PTELAB_MM_FILEMAP_H
 
-#include "mm/mm_types.h"
-#include "mm/page.h"
+#include "include/mm_types.h"
+#include "include/page.h"
 
 #define I_MMAP_MAX 64
 

@@ -3,7 +3,7 @@
 #ifndef PTELAB_MM_LRU_H
 #define PTELAB_MM_LRU_H
 
-#include "mm/page.h"
+#include "include/page.h"
 
 enum lru_list {
 	LRU_INACTIVE_ANON,

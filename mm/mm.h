@@ -4,9 +4,9 @@
 #define PTELAB_MM_MM_H
 
 #include "arch/pgtable.h"
-#include "mm/mm_types.h"
+#include "include/mm_types.h"
 #include "mm/mmu_gather.h"
-#include "mm/page.h"
+#include "include/page.h"
 
 struct hw_cpu;
 

@@ -9,7 +9,7 @@
 #include "arch/arm64/contpte.h"
 #include "hw/host.h"
 #include "hw/phys.h"
-#include "mm/page.h"
+#include "include/page.h"
 
 struct page *mem_map;
 u64 max_pfn;

@@ -15,7 +15,7 @@
 #include "mm/lru.h"
 #include "mm/mm.h"
 #include "mm/reclaim.h"
-#include "mm/page.h"
+#include "include/page.h"
 #include "workloads/workload.h"
 
 /* A figure that is not a finite number is a bug in the workload: say so. */

@@ -7,7 +7,7 @@
 #ifndef PTELAB_ARM64_PGTABLE_HWDEF_H
 #define PTELAB_ARM64_PGTABLE_HWDEF_H
 
-#include "arch/pte_types.h"
+#include "include/pte_types.h"
 
 #define PTE_VALID (1ULL << 0)
 #define PTE_TYPE_MASK (3ULL << 0)

@@ -36,7 +36,7 @@
 #include "arch/switches.h"
 #include "hw/cpu.h"
 #include "hw/events.h"
-#include "mm/mmu_gather.h"
+#include "include/mmu_gather_types.h"
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)

@@ -8,7 +8,7 @@
 #define PTELAB_ARM64_RAW_H
 
 #include "arch/arm64/pte.h"
-#include "mm/mm_types.h"
+#include "include/mm_types.h"
 
 pte_t __ptep_get(pte_t *ptep);
 void __set_pte(pte_t *ptep, pte_t pte);

@@ -7,7 +7,7 @@
 #ifndef PTELAB_ARM64_TLBFLAGS_H
 #define PTELAB_ARM64_TLBFLAGS_H
 
-#include "mm/mm_types.h"
+#include "include/mm_types.h"
 
 typedef unsigned int tlbf_t;
 #define TLBF_NONE 0U

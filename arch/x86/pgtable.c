@@ -8,7 +8,7 @@
 #include "arch/arch.h"
 #include "hw/cpu.h"
 #include "hw/events.h"
-#include "mm/mmu_gather.h"
+#include "include/mmu_gather_types.h"
 
 #define _PAGE_PRESENT (1ULL << 0)
 #define _PAGE_RW (1ULL << 1)

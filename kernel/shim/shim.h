@@ -16,7 +16,7 @@
 #define PTELAB_SHIM 1
 
 #include "arch/arm64/raw.h"
-#include "mm/page.h"
+#include "include/page.h"
 
 #include "kernel/shim/dup.h"
 #include "kernel/shim/lab.h"

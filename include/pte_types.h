@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* pte_t and pgprot_t as the kernel spells them: wrapped for type safety. */
-#ifndef PTELAB_ARCH_PTE_TYPES_H
-#define PTELAB_ARCH_PTE_TYPES_H
+#ifndef PTELAB_INCLUDE_PTE_TYPES_H
+#define PTELAB_INCLUDE_PTE_TYPES_H
 
 #include "hw/types.h"
 

@@ -3,10 +3,10 @@
  * struct mm_struct and struct vm_area_struct, with the kernel's field
  * names for the fields arch code (and a kernel's contpte.c) looks at.
  */
-#ifndef PTELAB_MM_MM_TYPES_H
-#define PTELAB_MM_MM_TYPES_H
+#ifndef PTELAB_INCLUDE_MM_TYPES_H
+#define PTELAB_INCLUDE_MM_TYPES_H
 
-#include "arch/pte_types.h"
+#include "include/pte_types.h"
 
 struct address_space;
 struct vm_area_struct;

@@ -4,8 +4,8 @@
  * at 56 bytes (the kernel's is 64). Folio-wide fields live in the head page;
  * every page records the folio order so page_folio() is one mask.
  */
-#ifndef PTELAB_MM_PAGE_H
-#define PTELAB_MM_PAGE_H
+#ifndef PTELAB_INCLUDE_PAGE_H
+#define PTELAB_INCLUDE_PAGE_H
 
 #include "hw/events.h"
 #include "hw/types.h"

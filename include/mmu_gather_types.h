@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * struct mmu_gather (include/asm-generic/tlb.h): what core-mm collects
+ * during a zap, read by the arch's tlb_flush() (asm/tlb.h) to decide
+ * what to invalidate. The functions are core-mm's (mm/mmu_gather.h).
+ */
+#ifndef PTELAB_INCLUDE_MMU_GATHER_TYPES_H
+#define PTELAB_INCLUDE_MMU_GATHER_TYPES_H
+
+#include "include/mm_types.h"
+#include "include/page.h"
+
+/* As in the kernel: a batch fills a page, at most ~10000 entries queued. */
+#define MAX_GATHER_BATCH ((PAGE_SIZE - 2 * sizeof(void *)) / sizeof(void *))
+#define MAX_GATHER_BATCH_COUNT (10000UL / MAX_GATHER_BATCH)
+#define MMU_GATHER_BUNDLE 8
+
+/* An encoded page: a struct page pointer, or a page count after one. */
+struct encoded_page;
+#define ENCODED_PAGE_BIT_DELAY_RMAP 1UL
+#define ENCODED_PAGE_BIT_NR_PAGES_NEXT 2UL
+
+struct mmu_gather_batch {
+	struct mmu_gather_batch *next;
+	unsigned int nr, max;
+	struct encoded_page *encoded_pages[];
+};
+
+struct mmu_gather {
+	struct mm_struct *mm;
+	unsigned long start, end;
+	bool fullmm, freed_tables, cleared_ptes, cleared_pmds;
+	unsigned int batch_count;
+	struct mmu_gather_batch *active;
+	struct mmu_gather_batch local;
+	struct encoded_page *__encoded_pages[MMU_GATHER_BUNDLE];
+	/* page-table pages to free once the walkers cannot reach them */
+	u64 **tables;
+	unsigned int nr_tables, max_tables;
+};
+
+#endif
