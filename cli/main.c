@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "arch/switches.h"
+#include "lab/switches.h"
 #include "cli/cli.h"
 #include "kernel/backend.h"
 #include "kernel/build.h"

@@ -12,7 +12,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "arch/switches.h"
+#include "lab/switches.h"
 #include "cli/cli.h"
 #include "cli/finding.h"
 #include "hw/invariants.h"

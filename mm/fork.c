@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/switches.h"
+#include "mm/switches.h"
 #include "hw/host.h"
 #include "mm/mm.h"
 
@@ -27,7 +27,7 @@ static int copy_present_ptes(struct vm_area_struct *dst_vma,
 		      (src_vma->vm_flags & VM_SHARED ? 0 : FPB_RESPECT_DIRTY);
 	int nr = 1;
 
-	if (folio_test_large(folio) && max_nr != 1 && lab_sw.fork_batch)
+	if (folio_test_large(folio) && max_nr != 1 && mm_sw.fork_batch)
 		nr = (int)folio_pte_batch_flags(folio, src_vma, src_pte, &pte,
 						(unsigned int)max_nr, flags);
 	bool any_writable = pte_write(pte);

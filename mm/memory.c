@@ -4,7 +4,7 @@
  * folios with set_ptes(), folio_pte_batch(), and zap_pte_range() either
  * batched per folio (S5) or one PTE at a time (--without zap-batch).
  */
-#include "arch/switches.h"
+#include "mm/switches.h"
 #include "hw/cpu.h"
 #include "mm/filemap.h"
 #include "mm/mm.h"
@@ -274,7 +274,7 @@ static void zap_present_folio_ptes(struct mmu_gather *tlb,
 {
 	struct mm_struct *mm = vma->vm_mm;
 
-	if (!folio_test_anon(folio) || !lab_sw.zap_batch) {
+	if (!folio_test_anon(folio) || !mm_sw.zap_batch) {
 		/* file folios (and the per-PTE kernel): gather young/dirty */
 		pte_t ptent = nr == 1 ? ptep_get_and_clear_full(mm, addr, ptep, tlb->fullmm)
 				      : get_and_clear_full_ptes(mm, addr, ptep, nr, tlb->fullmm);
@@ -307,7 +307,7 @@ static int zap_present_ptes(struct mmu_gather *tlb, struct vm_area_struct *vma,
 	struct folio *folio = page_folio(page);
 	int nr = 1;
 
-	if (folio_test_large(folio) && max_nr != 1 && lab_sw.zap_batch)
+	if (folio_test_large(folio) && max_nr != 1 && mm_sw.zap_batch)
 		nr = (int)folio_pte_batch(folio, ptep, ptent, (unsigned int)max_nr);
 	zap_present_folio_ptes(tlb, vma, folio, page, ptep, nr, addr,
 			       force_flush, force_break);

@@ -184,7 +184,7 @@ static bool young_test(struct vm_area_struct *vma, unsigned long addr, pte_t *pt
 {
 	bool young = false;
 
-	if (nr > 1 && lab_sw.young_batch && arch_batched_young())
+	if (nr > 1 && mm_sw.young_batch && arch_batched_young())
 		return test_and_clear_young_ptes(vma, addr, ptep, nr);
 	for (unsigned int i = 0; i < nr; i++)
 		young |= ptep_test_and_clear_young(vma, addr + i * PAGE_SIZE, ptep + i);
@@ -195,7 +195,7 @@ static bool young_test(struct vm_area_struct *vma, unsigned long addr, pte_t *pt
 static unsigned int run_of(struct folio *folio, unsigned long addr, pte_t *ptep,
 			   pte_t pte, unsigned int max_nr)
 {
-	if (!folio_test_large(folio) || !lab_sw.young_batch || !arch_batched_young())
+	if (!folio_test_large(folio) || !mm_sw.young_batch || !arch_batched_young())
 		return 1;
 	/* walk_pte_range()/lru_gen_look_around() (7.3) */
 	return folio_pte_batch_flags(folio, NULL, ptep, &pte, max_nr, FPB_MERGE_YOUNG_DIRTY);

@@ -6,7 +6,7 @@
 #ifndef PTELAB_MM_RECLAIM_H
 #define PTELAB_MM_RECLAIM_H
 
-#include "arch/switches.h"
+#include "mm/switches.h"
 #include "mm/mm.h"
 
 #define SWAP_CLUSTER_MAX 32

@@ -4,7 +4,7 @@
  * and per folio. Every RMW of a mapcount is a counted atomic, every
  * add/remove call an rmap_call: batching saves calls, not page atomics.
  */
-#include "arch/switches.h"
+#include "mm/switches.h"
 #include "mm/mm.h"
 
 void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
@@ -114,7 +114,7 @@ int folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
 	int referenced = 0;
 
 	hw_count(EV_rmap_call, 1);
-	if (lab_sw.young_batch && arch_batched_young()) {
+	if (mm_sw.young_batch && arch_batched_young()) {
 		for (unsigned int done = 0; done < max_nr;) {
 			pte_t ptent = ptep_get(ptep + done);
 			unsigned int nr = 1;

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "arch/switches.h"
+#include "lab/switches.h"
 #include "hw/cpu.h"
 #include "hw/invariants.h"
 #include "hw/pgtable_mem.h"

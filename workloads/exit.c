@@ -26,7 +26,8 @@
 #include <string.h>
 
 #include "hw/random.h"
-#include "arch/switches.h"
+#include "arch/arm64/switches.h"
+#include "lab/switches.h"
 #include "hw/cpu.h"
 #include "mm/mm.h"
 #include "workloads/workload.h"
@@ -45,16 +46,16 @@ static int set_variant(const char *v, char *err, size_t errlen)
 	if (!v || !strcmp(v, "clear-ptes"))
 		return 0;
 	if (!strcmp(v, "baseline")) {
-		lab_sw.contpte = false;
+		arm64_sw.contpte = false;
 		return 0;
 	}
-	lab_sw.exit_clear_ptes = false;
+	arm64_sw.exit_clear_ptes = false;
 	if (!strcmp(v, "no-opt"))
-		contpte_full_mode = CONTPTE_FULL_NONE;
+		arm64_sw.full_mode = CONTPTE_FULL_NONE;
 	else if (!strcmp(v, "simple-full"))
-		contpte_full_mode = CONTPTE_FULL_SIMPLE;
+		arm64_sw.full_mode = CONTPTE_FULL_SIMPLE;
 	else if (!strcmp(v, "robust-full"))
-		contpte_full_mode = CONTPTE_FULL_ROBUST;
+		arm64_sw.full_mode = CONTPTE_FULL_ROBUST;
 	else {
 		snprintf(err, errlen, "unknown exit variant '%s'", v);
 		return -1;
@@ -81,12 +82,12 @@ static int exit_run_variant(const struct run_params *p, struct run_result *r,
 static int exit_run(const struct run_params *p, struct run_result *r,
 		    char *err, size_t errlen)
 {
-	struct lab_switches sw = lab_sw;
-	enum contpte_full_mode full = contpte_full_mode;
-	int ret = exit_run_variant(p, r, err, errlen);
+	struct lab_switch_state sw;
+	int ret;
 
-	lab_sw = sw;
-	contpte_full_mode = full;
+	lab_switches_save(&sw);
+	ret = exit_run_variant(p, r, err, errlen);
+	lab_switches_restore(&sw);
 	return ret;
 }
 

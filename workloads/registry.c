@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <math.h>
 #include <string.h>
 
+#include "hw/invariants.h"
 #include "workloads/workload.h"
 
 extern const struct workload workload_munmap;
@@ -26,4 +28,16 @@ const struct workload *workload_by_name(const char *name)
 		if (!strcmp(workloads[i]->name, name))
 			return workloads[i];
 	return NULL;
+}
+
+void run_result_add(struct run_result *r, const char *name, double v)
+{
+	if (!isfinite(v)) {
+		hw_violation(VIOL_OTHER, "result %s is not a finite number", name);
+		v = 0;
+	}
+	if (r->nr_extra >= RUN_MAX_EXTRA)
+		return;
+	r->extra_name[r->nr_extra] = name;
+	r->extra_val[r->nr_extra++] = v;
 }

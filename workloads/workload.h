@@ -4,26 +4,8 @@
 #define PTELAB_WORKLOADS_WORKLOAD_H
 
 #include "hw/events.h"
-#include "hw/mmu.h"
+#include "lab/lab.h"
 
-struct run_params {
-	const char *arch;       /* "arm64" or "x86" */
-	const char *impl;       /* contpte backend name */
-	u64 size;               /* bytes of memory the workload maps */
-	u64 folio_size;         /* mTHP size for faults */
-	bool pmd_mapped;        /* 2M folios mapped by a PMD entry */
-	int nr_cpus;
-	u64 seed;
-	enum hw_cont_policy policy;
-	u32 tlb_entries, tlb_ways;
-	bool tlbi_range;
-	bool hafdbs;
-	/* workload options; the CLI fills in defaults before a run */
-	u64 iterations;         /* 0: the workload's default */
-	const char *variant;    /* workload-specific; NULL: the default */
-	const char *lru;        /* "mglru" or "classic" */
-	u64 reclaim;            /* bytes to reclaim (reclaim workloads); 0: 80% */
-};
 
 #define RUN_MAX_EXTRA 8
 
@@ -77,22 +59,6 @@ const struct workload *workload_by_name(const char *name);
 
 void run_result_add(struct run_result *r, const char *name, double v);
 
-/*
- * Progress on stderr, "ptelab: " + fmt: rewritten in place ("\r") on a
- * terminal, one line per update in a log; _done ends a terminal line.
- */
-void lab_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void lab_progress_done(void);
 
-/* Set up a fresh simulated machine and mm for a run; tear it down. */
-int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
-		      size_t errlen);
-void lab_machine_teardown(void);
-
-struct mm_struct;
-struct vm_area_struct;
-int lab_folio_order(u64 folio_size);
-struct mm_struct *lab_anon_setup(const struct run_params *p, u64 base,
-				 struct vm_area_struct **vma, char *err, size_t errlen);
 
 #endif

@@ -33,7 +33,7 @@
 #include "arch/arm64/api.h"
 #include "arch/arm64/contpte.h"
 #include "arch/arm64/tlbflush.h"
-#include "arch/switches.h"
+#include "arch/arm64/switches.h"
 #include "hw/cpu.h"
 #include "hw/events.h"
 #include "include/mmu_gather_types.h"
@@ -84,7 +84,7 @@ static inline void contpte_try_fold(struct mm_struct *mm, unsigned long addr,
 	const unsigned long contmask = CONT_PTES - 1;
 	bool valign = ((addr >> PAGE_SHIFT) & contmask) == contmask;
 
-	if (!lab_sw.contpte) /* --without contpte */
+	if (!arm64_sw.contpte) /* --without contpte */
 		return;
 
 	if (unlikely(valign)) {
@@ -160,7 +160,7 @@ static inline void clear_full_ptes(struct mm_struct *mm, unsigned long addr,
 	if (likely(nr == 1)) {
 		contpte_try_unfold(mm, addr, ptep, __ptep_get(ptep));
 		__clear_full_ptes(mm, addr, ptep, nr, full);
-	} else if (!lab_sw.exit_clear_ptes) {
+	} else if (!arm64_sw.exit_clear_ptes) {
 		clear_ptes_one_by_one(mm, addr, ptep, nr, full);
 	} else {
 		contpte_clear_full_ptes(mm, addr, ptep, nr, full);
@@ -176,7 +176,7 @@ static inline pte_t get_and_clear_full_ptes(struct mm_struct *mm,
 	if (likely(nr == 1)) {
 		contpte_try_unfold(mm, addr, ptep, __ptep_get(ptep));
 		pte = __get_and_clear_full_ptes(mm, addr, ptep, nr, full);
-	} else if (!lab_sw.exit_clear_ptes) {
+	} else if (!arm64_sw.exit_clear_ptes) {
 		pte = clear_ptes_one_by_one(mm, addr, ptep, nr, full);
 	} else {
 		pte = contpte_get_and_clear_full_ptes(mm, addr, ptep, nr, full);
@@ -471,7 +471,7 @@ static pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 	for (i = 0; i < CONT_PTES; i++, ptep++) {
 		pte = __ptep_get(ptep);
 
-		if (!lab_sw.ptep_get_early_exit) {
+		if (!arm64_sw.ptep_get_early_exit) {
 			/* before S4 (6.12): every entry */
 			if (pte_dirty(pte))
 				orig_pte = pte_mkdirty(orig_pte);
@@ -482,7 +482,7 @@ static pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 
 		if (pte_dirty(pte)) {
 			orig_pte = pte_mkdirty(orig_pte);
-			if (!lab_sw.ptep_get_reread) {
+			if (!arm64_sw.ptep_get_reread) {
 				if (pte_young(pte)) {
 					orig_pte = pte_mkyoung(orig_pte);
 					break;
@@ -560,7 +560,7 @@ retry:
 		if (!contpte_is_consistent(pte, pfn, orig_prot))
 			goto retry;
 
-		if (!lab_sw.ptep_get_early_exit) {
+		if (!arm64_sw.ptep_get_early_exit) {
 			/* before S4 (6.12): every entry */
 			if (pte_dirty(pte))
 				orig_pte = pte_mkdirty(orig_pte);
@@ -571,7 +571,7 @@ retry:
 
 		if (pte_dirty(pte)) {
 			orig_pte = pte_mkdirty(orig_pte);
-			if (!lab_sw.ptep_get_reread) {
+			if (!arm64_sw.ptep_get_reread) {
 				if (pte_young(pte)) {
 					orig_pte = pte_mkyoung(orig_pte);
 					break;
@@ -631,7 +631,7 @@ static void contpte_set_ptes(struct mm_struct *mm, unsigned long addr,
 	pgprot_t prot;
 
 	/* --without contpte: never contiguous */
-	if (!mm_is_user(mm) || !pte_valid(pte) || !lab_sw.contpte)
+	if (!mm_is_user(mm) || !pte_valid(pte) || !arm64_sw.contpte)
 		return __set_ptes(mm, addr, ptep, pte, nr);
 
 	end = addr + ((unsigned long)nr << PAGE_SHIFT);
@@ -817,11 +817,11 @@ static pte_t ptep_get_and_clear_full(struct mm_struct *mm, unsigned long addr,
 {
 	pte_t pte;
 
-	if (!full || contpte_full_mode == CONTPTE_FULL_NONE)
+	if (!full || arm64_sw.full_mode == CONTPTE_FULL_NONE)
 		return ptep_get_and_clear(mm, addr, ptep);
 
 	pte = __ptep_get(ptep);
-	if (pte_valid_cont(pte) && contpte_full_mode == CONTPTE_FULL_ROBUST) {
+	if (pte_valid_cont(pte) && arm64_sw.full_mode == CONTPTE_FULL_ROBUST) {
 		hw_count(EV_unfold, 1);
 		__contpte_convert(mm, addr, ptep, pte_mknoncont(pte), false);
 	}
@@ -920,7 +920,7 @@ static u64 mk_pmd_leaf(u64 pfn, pgprot_t prot)
 
 static const struct pte_api ref_api = REF_API;
 
-/* The reference switches contpte off itself (lab_sw.contpte): one API. */
+/* The reference switches contpte off itself (arm64_sw.contpte): one API. */
 const struct arm64_backend arm64_ref_backend = {
 	.name = "ref",
 	.version = "ptelab",
@@ -943,7 +943,7 @@ const struct arm64_backend *arm64_current_backend(void)
 /* --without contpte: the tree's kernel built without CONFIG_ARM64_CONTPTE. */
 const struct pte_api *arm64_backend_api(void)
 {
-	return lab_sw.contpte ? backend->api : backend->api_nocont;
+	return arm64_sw.contpte ? backend->api : backend->api_nocont;
 }
 
 const struct arch_ops arch_arm64_ops = {

@@ -16,6 +16,7 @@
 #include "mm/mm.h"
 #include "mm/reclaim.h"
 #include "include/page.h"
+#include "lab/lab.h"
 #include "workloads/workload.h"
 
 /* A figure that is not a finite number is a bug in the workload: say so. */
@@ -42,17 +43,6 @@ void lab_progress_done(void)
 	progress_open = false;
 }
 
-void run_result_add(struct run_result *r, const char *name, double v)
-{
-	if (!isfinite(v)) {
-		hw_violation(VIOL_OTHER, "result %s is not a finite number", name);
-		v = 0;
-	}
-	if (r->nr_extra >= RUN_MAX_EXTRA)
-		return;
-	r->extra_name[r->nr_extra] = name;
-	r->extra_val[r->nr_extra++] = v;
-}
 
 /*
  * The one reset path: every piece of mutable state in hw/, arch/, mm/
@@ -70,12 +60,25 @@ void run_result_add(struct run_result *r, const char *name, double v)
  *            removal count (filemap_reset)
  *   workloads/  exit seeds its generator per run; fuzz per sequence
  *
- * Left alone on purpose: the switches (lab_sw, contpte_full_mode) are the
+ * Left alone on purpose: the switches (mm_sw, arm64_sw; lab/switches.c) are the
  * run's configuration, set by the caller (lab_switches_reset then
  * --without) before the workload runs; caches that no run can observe:
  * freed page-table slots (zeroed when reused, hashed by id, not address),
  * loaded kernel backends (kernel/), lab_home()'s path (hw/profile.c).
  */
+void lab_reset(void)
+{
+	/* what a previous run left: its mms are forgotten, then every table slot is free */
+	mm_reset();
+	hw_pt_reset();
+	lruvec_init(&root_lruvec);
+	lru_gen_init();
+	mlock_reset();
+	filemap_reset();
+	hw_events_reset();
+	hw_violations_reset();
+}
+
 int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 		      size_t errlen)
 {
@@ -101,9 +104,7 @@ int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 		return -1;
 	}
 	arch_select(a, NULL);
-	/* what a previous run left: its mms are forgotten, then every table slot is free */
-	mm_reset();
-	hw_pt_reset();
+	lab_reset();
 	if (a == &arch_x86_ops)
 		cfg.ha = cfg.hd = true; /* x86 always manages A/D in hardware */
 	/* host memory running out exits in host_*alloc; these fail on limits only */
@@ -123,11 +124,8 @@ int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 	arm64_use_backend(b);
 	/* the switches are set: a kernel without contpte runs its #else block */
 	arch_select(a, a == &arch_arm64_ops ? arm64_backend_api() : NULL);
-	lruvec_init(&root_lruvec);
-	lru_gen_init();
 	lru_gen_enabled = p->lru && !strcmp(p->lru, "mglru");
-	mlock_reset();
-	filemap_reset();
+	/* counting starts on a machine that is ready */
 	hw_events_reset();
 	hw_violations_reset();
 	return 0;

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <string.h>
+
+#include "arch/arm64/switches.h"
+#include "lab/switches.h"
+#include "mm/switches.h"
+
+/*
+ * ref_only: the switch forks code only the reference backend has (a
+ * kernel backend runs its tree's own), so it is refused with a kernel
+ * backend rather than silently ignored.
+ */
+static const struct {
+	const char *name;
+	bool *flag;
+	bool ref_only;
+	const char *help;
+} table[] = {
+	{ "contpte", &arm64_sw.contpte, false, "transparent contiguous PTEs at all (arm64)" },
+	{ "zap_batch", &mm_sw.zap_batch, false, "batched zap: folio_pte_batch + mmu_gather nr_pages" },
+	{ "exit_clear_ptes", &arm64_sw.exit_clear_ptes, true,
+	  "clear whole contpte blocks without unfolding" },
+	{ "fork_batch", &mm_sw.fork_batch, false, "batched fork: folio_pte_batch + wrprotect_ptes per folio" },
+	{ "young_batch", &mm_sw.young_batch, false, "batched young test/clear over a folio's PTEs" },
+	{ "ptep_get_early_exit", &arm64_sw.ptep_get_early_exit, true,
+	  "stop gathering once young and dirty are found" },
+	{ "ptep_get_reread", &arm64_sw.ptep_get_reread, true,
+	  "reload the first dirty entry in the gather's young loop (7.3; off: one load fewer)" },
+};
+
+void lab_switches_reset(void)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(table); i++)
+		*table[i].flag = true;
+	arm64_sw.full_mode = CONTPTE_FULL_NONE;
+}
+
+int lab_nr_switches(void)
+{
+	return (int)ARRAY_SIZE(table);
+}
+
+const char *lab_switch_help(int i, const char **name)
+{
+	*name = table[i].name;
+	return table[i].help;
+}
+
+/* Accept the command-line spelling with dashes. */
+int lab_switch_index(const char *name)
+{
+	char buf[64];
+	size_t n = strlen(name);
+
+	if (n >= sizeof(buf))
+		return -1;
+	for (size_t i = 0; i <= n; i++)
+		buf[i] = name[i] == '-' ? '_' : name[i];
+	for (unsigned int i = 0; i < ARRAY_SIZE(table); i++)
+		if (!strcmp(buf, table[i].name))
+			return (int)i;
+	return -1;
+}
+
+int lab_switch_off(const char *name)
+{
+	int i = lab_switch_index(name);
+
+	if (i >= 0)
+		*table[i].flag = false;
+	return i;
+}
+
+bool lab_switch_ref_only(const char *name)
+{
+	int i = lab_switch_index(name);
+
+	return i >= 0 && table[i].ref_only;
+}
+
+void lab_switches_save(struct lab_switch_state *s)
+{
+	s->bits = 0;
+	for (unsigned int i = 0; i < ARRAY_SIZE(table); i++)
+		s->bits |= (u64)*table[i].flag << i;
+	s->full_mode = (int)arm64_sw.full_mode;
+}
+
+void lab_switches_restore(const struct lab_switch_state *s)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(table); i++)
+		*table[i].flag = (s->bits >> i) & 1;
+	arm64_sw.full_mode = (enum contpte_full_mode)s->full_mode;
+}
