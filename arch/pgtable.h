@@ -194,11 +194,6 @@ static inline unsigned int pte_batch_hint(pte_t *ptep, pte_t pte)
 	return arch->pte.pte_batch_hint(ptep, pte);
 }
 
-static inline bool arch_batched_young(void)
-{
-	return arch->pte.batched_young;
-}
-
 static inline void flush_tlb_range(struct vm_area_struct *vma,
 				   unsigned long start, unsigned long end)
 {

@@ -41,12 +41,6 @@ struct pte_api {
 				     unsigned long addr, pte_t *ptep,
 				     pte_t entry, int dirty);
 	unsigned int (*pte_batch_hint)(pte_t *ptep, pte_t pte);
-	/*
-	 * The arch defines test_and_clear_young_ptes itself (arm64 from 7.x,
-	 * in its asm/pgtable.h): core-mm then batches young tests per folio;
-	 * 6.x core-mm did not.
-	 */
-	bool batched_young;
 };
 
 #endif

@@ -54,6 +54,7 @@ struct kernel_backend {
 static struct kernel_backend *loaded[MAX_BACKENDS];
 static int nr_loaded;
 
+/* Kernel code called an interposed function: it is the current backend's. */
 static struct kernel_backend *current_kernel(void)
 {
 	const struct arm64_backend *b = arm64_current_backend();
@@ -61,6 +62,7 @@ static struct kernel_backend *current_kernel(void)
 	for (int i = 0; i < nr_loaded; i++)
 		if (&loaded[i]->b == b)
 			return loaded[i];
+	hw_violation(VIOL_OTHER, "kernel code ran while backend %s was selected", b ? b->name : "none");
 	return NULL;
 }
 

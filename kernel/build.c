@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hw/profile.h"
@@ -149,20 +150,23 @@ static bool deps_unchanged(const char *so)
 {
 	char path[PATH_MAX + 16], line[PATH_MAX + 32];
 	FILE *f;
-	bool ok = true;
+	bool ok;
 	int n = 0;
 
 	snprintf(path, sizeof(path), "%s.deps", so);
 	f = fopen(path, "r");
 	if (!f)
 		return false;
+	/* first the object the list was written for: it must be this one */
+	ok = fgets(line, sizeof(line), f) && strtoull(line, NULL, 16) == file_hash(so);
 	while (ok && fgets(line, sizeof(line), f)) {
 		unsigned long long h;
 		char *file;
 
 		line[strcspn(line, "\n")] = 0;
 		h = strtoull(line, &file, 16);
-		ok = *file == ' ' && file_hash(file + 1) == h;
+		/* a file that cannot be read now, or could not then, is a change */
+		ok = *file == ' ' && h && file_hash(file + 1) == h;
 		n++;
 	}
 	fclose(f);
@@ -211,7 +215,11 @@ static void add_deps(const char *d_file, const char *skip, char **deps, size_t *
 	free(text);
 }
 
-static int write_deps(const char *so, const char *deps)
+/*
+ * The list, for the object as it is now. A file changed while the build ran
+ * (mtime not before its start) leaves no list: the next run builds again.
+ */
+static int write_deps(const char *so, const char *deps, time_t started)
 {
 	char path[PATH_MAX + 16], tmp[PATH_MAX + 32];
 	FILE *f;
@@ -221,14 +229,24 @@ static int write_deps(const char *so, const char *deps)
 	f = fopen(tmp, "w");
 	if (!f)
 		return -1;
+	fprintf(f, "%016llx %s\n", (unsigned long long)file_hash(so), so);
 	for (const char *p = deps; p && *p;) {
 		const char *nl = strchr(p, '\n');
 		char file[PATH_MAX + 1];
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 
 		if (n && n <= PATH_MAX) {
+			struct stat st;
+
 			memcpy(file, p, n);
 			file[n] = 0;
+			/* ptelab's own headers; the tree's files are in the key */
+			if (stat(file, &st) ||
+			    (!strncmp(file, lab_home(), strlen(lab_home())) && st.st_mtime >= started)) {
+				fclose(f);
+				unlink(tmp);
+				return 0;
+			}
 			fprintf(f, "%016llx %s\n", (unsigned long long)file_hash(file), file);
 		}
 		p += n + (nl ? 1 : 0);
@@ -289,8 +307,12 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 		goto out;
 	}
 
-	/* the key: the tree's files, then (below) the commands and the compiler */
+	/*
+	 * The key: the tree (its path: debug info and #line name its files),
+	 * its files, the blocks as cut, then (below) the commands and compiler.
+	 */
 	u64 h = fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ULL, src), pgt), version);
+	h = fnv1a(fnv1a(fnv1a(h, tree), block[0]), block[1]);
 	for (unsigned int i = 0; i < nr_kernel_quirks; i++) {
 		const struct kernel_quirk *q = &kernel_quirks[i];
 		char *text = NULL, *code;
@@ -322,7 +344,12 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 		hdr_def[2][PATH_MAX + 64];
 	const char *cc = getenv("CC");
 	int argc = spawn_split_words(cc && *cc ? cc : "cc", cc_buf, sizeof(cc_buf), argv, 8);
-	char *const flags[] = { "-std=gnu11", "-O2", "-g", "-fPIC", "-w" };
+	/*
+	 * -fsemantic-interposition: calls inside the object to its own
+	 * __contpte_try_fold/unfold and contpte_ptep_get stay PLT calls, so
+	 * ptelab's counting interposers see them (gcc's default; clang's is not).
+	 */
+	char *const flags[] = { "-std=gnu11", "-O2", "-g", "-fPIC", "-fsemantic-interposition", "-w" };
 	char *const asan_flags[] = { "-fsanitize=address", "-fno-omit-frame-pointer" };
 
 	if (argc == 0) {
@@ -385,6 +412,8 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 	}
 	fprintf(stderr, "ptelab: building backend %s (kernel %s)%s...\n", name, version,
 		sanitize ? " with AddressSanitizer" : "");
+	/* one second back: mtimes are whole seconds on some file systems */
+	time_t started = time(NULL) - 1;
 
 	/* contpte.c and the tree's dispatchers (contpte on), the #else block (off) */
 	struct { const char *src; int block; bool nocont; } units[3] = {
@@ -443,8 +472,10 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 		unlink(tmp);
 		goto out_log;
 	}
-	/* the generated block files are gone; the tree's files are in the key */
-	if (rename(tmp, so_path) || write_deps(so_path, deps)) {
+	/* the old list must never describe the new object */
+	snprintf(path, sizeof(path), "%s.deps", so_path);
+	unlink(path);
+	if (rename(tmp, so_path) || write_deps(so_path, deps, started)) {
 		snprintf(err, errlen, "cannot write %s: %s", so_path, strerror(errno));
 		unlink(tmp);
 		goto out_log;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kernel/dispatch.h"
+#include "kernel/quirks.h"
 
 /* A preprocessor line "# word ..." (spaces allowed around the #): its word. */
 static bool directive(const char *line, const char *word, const char **rest)
@@ -41,14 +42,25 @@ static char *part(const char *path, int first_line, const char *from, const char
 	return out;
 }
 
+/*
+ * Directives are found in a copy with comments and strings blanked (same
+ * offsets, code_only()), so a commented-out "#endif" or "#else" inside the
+ * block is not taken for the block's; the parts are cut from the original.
+ */
 int dispatch_block_split(const char *text, const char *path, char **cont, char **nocont,
 			 char *missing, size_t len)
 {
+	char *code = code_only(text);
 	const char *start = NULL, *els = NULL, *end = NULL, *rest;
 	int depth = 0, line = 0, start_line = 0, els_line = 0;
+	bool elif = false;
 
 	*cont = *nocont = NULL;
-	for (const char *p = text; *p && !end; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+	if (!code) {
+		snprintf(missing, len, "memory");
+		return -1;
+	}
+	for (const char *p = code; *p && !end; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
 		line++;
 		if (!start) {
 			if (directive(p, "ifdef", &rest)) {
@@ -59,6 +71,8 @@ int dispatch_block_split(const char *text, const char *path, char **cont, char *
 					start = strchr(p, '\n');
 					start_line = line + 1;
 					depth = 1;
+					els = NULL;
+					elif = false;
 				}
 			}
 			if (!start && !strchr(p, '\n'))
@@ -70,19 +84,29 @@ int dispatch_block_split(const char *text, const char *path, char **cont, char *
 		} else if (depth == 1 && directive(p, "else", NULL)) {
 			els = p;
 			els_line = line;
+		} else if (depth == 1 && directive(p, "elif", NULL)) {
+			elif = true;
 		} else if (directive(p, "endif", NULL) && --depth == 0) {
-			end = p;
+			if (els && !elif)
+				end = p;
+			else
+				start = NULL; /* not the block: look for the next one */
 		}
 		if (!strchr(p, '\n'))
 			break;
 	}
 	if (!start || !els || !end) {
-		snprintf(missing, len, "%s", !start ? "#ifdef CONFIG_ARM64_CONTPTE" :
+		snprintf(missing, len, "%s", elif ? "#else (it has an #elif, which ptelab cannot cut)" :
+			 !start && !start_line ? "#ifdef CONFIG_ARM64_CONTPTE" :
 			 !els ? "#else /* CONFIG_ARM64_CONTPTE */" : "#endif /* CONFIG_ARM64_CONTPTE */");
+		free(code);
 		return -1;
 	}
-	*cont = part(path, start_line, start + 1, els);
-	*nocont = part(path, els_line + 1, strchr(els, '\n') + 1, end);
+	/* the same offsets in the original text */
+	const char *o_start = text + (start - code), *o_els = text + (els - code), *o_end = text + (end - code);
+	free(code);
+	*cont = part(path, start_line, o_start + 1, o_els);
+	*nocont = part(path, els_line + 1, strchr(o_els, '\n') + 1, o_end);
 	if (!*cont || !*nocont) {
 		free(*cont);
 		free(*nocont);

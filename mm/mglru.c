@@ -184,21 +184,24 @@ static bool young_test(struct vm_area_struct *vma, unsigned long addr, pte_t *pt
 {
 	bool young = false;
 
-	if (nr > 1 && mm_sw.young_batch && arch_batched_young())
+	if (nr > 1 && mm_sw.young_batch)
 		return test_and_clear_young_ptes(vma, addr, ptep, nr);
 	for (unsigned int i = 0; i < nr; i++)
 		young |= ptep_test_and_clear_young(vma, addr + i * PAGE_SIZE, ptep + i);
 	return young;
 }
 
-/* How many PTEs from ptep the same folio maps in a row (1 per PTE without S1). */
+/*
+ * How many PTEs from ptep the same folio maps in a row (1 per PTE without
+ * S1); *ptentp takes the young/dirty of the whole run, as in 7.3's
+ * walk_pte_range()/lru_gen_look_around().
+ */
 static unsigned int run_of(struct folio *folio, unsigned long addr, pte_t *ptep,
-			   pte_t pte, unsigned int max_nr)
+			   pte_t *ptentp, unsigned int max_nr)
 {
-	if (!folio_test_large(folio) || !mm_sw.young_batch || !arch_batched_young())
+	if (!folio_test_large(folio) || !mm_sw.young_batch)
 		return 1;
-	/* walk_pte_range()/lru_gen_look_around() (7.3) */
-	return folio_pte_batch_flags(folio, NULL, ptep, &pte, max_nr, FPB_MERGE_YOUNG_DIRTY);
+	return folio_pte_batch_flags(folio, NULL, ptep, ptentp, max_nr, FPB_MERGE_YOUNG_DIRTY);
 }
 
 static struct folio *lru_gen_folio_of(pte_t pte)
@@ -231,8 +234,11 @@ static unsigned int age_pte_run(struct vm_area_struct *vma, unsigned long addr,
 	folio = lru_gen_folio_of(ptent);
 	if (!folio)
 		return 1;
-	nr = run_of(folio, addr, ptep, ptent, (unsigned int)((end - addr) >> PAGE_SHIFT));
+	nr = run_of(folio, addr, ptep, &ptent, (unsigned int)((end - addr) >> PAGE_SHIFT));
 	if (young_test(vma, addr, ptep, nr)) {
+		/* walk_update_folio(): dirt seen in the page tables goes to the folio */
+		if (pte_dirty(ptent) && !folio_test_dirty(folio) && !folio_test_anon(folio))
+			folio_set_dirty(folio);
 		folio_update_gen(folio, lrugen.max_seq);
 		*young = nr;
 	}

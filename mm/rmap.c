@@ -114,7 +114,7 @@ int folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
 	int referenced = 0;
 
 	hw_count(EV_rmap_call, 1);
-	if (mm_sw.young_batch && arch_batched_young()) {
+	if (mm_sw.young_batch) {
 		for (unsigned int done = 0; done < max_nr;) {
 			pte_t ptent = ptep_get(ptep + done);
 			unsigned int nr = 1;

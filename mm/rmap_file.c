@@ -95,7 +95,7 @@ static void folio_referenced_one_file(struct folio *folio, struct vm_area_struct
 		unsigned long a = start + done * PAGE_SIZE;
 		unsigned int batch = 1;
 
-		if (mm_sw.young_batch && arch_batched_young() && folio_test_large(folio))
+		if (mm_sw.young_batch && folio_test_large(folio))
 			batch = folio_pte_batch(folio, ptep + done, ptep_get(ptep + done), nr - done);
 		if (ra->rs && ra->rs->look_around) {
 			if (lru_gen_look_around(vma, a, ptep + done, pmdp, batch, ra->rs))

@@ -100,7 +100,37 @@ static void test_block_markers_missing(void)
 				       &nocont, missing, sizeof(missing)), -1);
 }
 
+static void test_block_split_reads_code_not_comments(void)
+{
+	const char *text =
+		"#ifdef CONFIG_ARM64_CONTPTE /* first: no #else, not the block */\n"
+		"int x;\n"
+		"#endif\n"
+		"#ifdef CONFIG_ARM64_CONTPTE\n"
+		"/*\n#endif\n#else\n*/\n"
+		"static const char *s = \"#else\";\n"
+		"int on;\n"
+		"#else /* CONFIG_ARM64_CONTPTE */\n"
+		"int off;\n"
+		"#endif /* CONFIG_ARM64_CONTPTE */\n";
+	char *cont, *nocont, missing[80];
+
+	EXPECT_EQ(dispatch_block_split(text, "p", &cont, &nocont, missing, sizeof(missing)), 0);
+	if (!ktap_failed_now) {
+		EXPECT(strstr(cont, "int on;") && !strstr(cont, "int off;") && !strstr(cont, "int x;"));
+		EXPECT(strstr(cont, "/*\n#endif\n#else\n*/")); /* the comment is kept as it was */
+		EXPECT(strstr(nocont, "int off;") && !strstr(nocont, "int on;"));
+		free(cont);
+		free(nocont);
+	}
+	/* an #elif at the block's level cannot be cut into on/off */
+	EXPECT_EQ(dispatch_block_split("#ifdef CONFIG_ARM64_CONTPTE\nint a;\n#elif X\nint b;\n#else\n"
+				       "int c;\n#endif\n", "p", &cont, &nocont, missing, sizeof(missing)), -1);
+	EXPECT(strstr(missing, "#elif") != NULL);
+}
+
 static const struct ktap_case cases[] = {
+	{ "dispatch_block_split_reads_code_not_comments", test_block_split_reads_code_not_comments },
 	{ "quirks_ignore_comments_and_strings", test_comments_and_strings_do_not_count },
 	{ "mkcont_quirk_reads_the_body", test_mkcont_quirk_reads_the_body },
 	{ "dispatch_block_split", test_block_split },

@@ -915,17 +915,78 @@ static u64 mk_pmd_leaf(u64 pfn, pgprot_t prot)
 	.clear_young_dirty_ptes = clear_young_dirty_ptes,           \
 	.ptep_set_access_flags = ptep_set_access_flags,             \
 	.pte_batch_hint = pte_batch_hint,                           \
-	.batched_young = true,                                      \
 }
 
 static const struct pte_api ref_api = REF_API;
 
-/* The reference switches contpte off itself (arm64_sw.contpte): one API. */
+/*
+ * The kernel without CONFIG_ARM64_CONTPTE (7.3's #else block): the public
+ * names are the raw "__" operations; what the block does not define takes
+ * include/linux/pgtable.h's generic version (7.3), as for a kernel tree.
+ */
+static pte_t nocont_ptep_get_and_clear_full(struct mm_struct *mm, unsigned long addr,
+					    pte_t *ptep, int full)
+{
+	return __ptep_get_and_clear(mm, addr, ptep);
+}
+
+static bool nocont_test_and_clear_young_ptes(struct vm_area_struct *vma, unsigned long addr,
+					     pte_t *ptep, unsigned int nr)
+{
+	bool young = false;
+
+	for (;;) {
+		young |= __ptep_test_and_clear_young(vma, addr, ptep);
+		if (--nr == 0)
+			break;
+		ptep++;
+		addr += PAGE_SIZE;
+	}
+	return young;
+}
+
+static bool nocont_clear_flush_young_ptes(struct vm_area_struct *vma, unsigned long addr,
+					  pte_t *ptep, unsigned int nr)
+{
+	bool young = false;
+
+	for (;;) {
+		young |= __ptep_clear_flush_young(vma, addr, ptep);
+		if (--nr == 0)
+			break;
+		ptep++;
+		addr += PAGE_SIZE;
+	}
+	return young;
+}
+
+static unsigned int nocont_pte_batch_hint(pte_t *ptep, pte_t pte)
+{
+	return 1;
+}
+
+static const struct pte_api ref_api_nocont = {
+	.ptep_get = __ptep_get,
+	.ptep_get_lockless = __ptep_get,
+	.set_ptes = __set_ptes,
+	.clear_full_ptes = __clear_full_ptes,
+	.get_and_clear_full_ptes = __get_and_clear_full_ptes,
+	.ptep_get_and_clear_full = nocont_ptep_get_and_clear_full,
+	.ptep_test_and_clear_young = __ptep_test_and_clear_young,
+	.ptep_clear_flush_young = __ptep_clear_flush_young,
+	.test_and_clear_young_ptes = nocont_test_and_clear_young_ptes,
+	.clear_flush_young_ptes = nocont_clear_flush_young_ptes,
+	.wrprotect_ptes = __wrprotect_ptes,
+	.clear_young_dirty_ptes = __clear_young_dirty_ptes,
+	.ptep_set_access_flags = __ptep_set_access_flags,
+	.pte_batch_hint = nocont_pte_batch_hint,
+};
+
 const struct arm64_backend arm64_ref_backend = {
 	.name = "ref",
 	.version = "ptelab",
 	.api = &ref_api,
-	.api_nocont = &ref_api,
+	.api_nocont = &ref_api_nocont,
 };
 
 static const struct arm64_backend *backend = &arm64_ref_backend;

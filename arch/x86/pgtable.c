@@ -283,7 +283,6 @@ const struct arch_ops arch_x86_ops = {
 		.clear_young_dirty_ptes = x_clear_young_dirty_ptes,
 		.ptep_set_access_flags = x_ptep_set_access_flags,
 		.pte_batch_hint = x_pte_batch_hint,
-		.batched_young = true,
 	},
 	.flush_tlb_range = x_flush_tlb_range,
 	.flush_tlb_mm = x_flush_tlb_mm,

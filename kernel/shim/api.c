@@ -63,7 +63,6 @@ static int api_ptep_clear_flush_young(struct vm_area_struct *vma,
 }
 
 #ifdef test_and_clear_young_ptes
-#define BATCHED_YOUNG true
 static bool api_test_and_clear_young_ptes(struct vm_area_struct *vma,
 					  unsigned long addr, pte_t *ptep,
 					  unsigned int nr)
@@ -71,7 +70,6 @@ static bool api_test_and_clear_young_ptes(struct vm_area_struct *vma,
 	return test_and_clear_young_ptes(vma, addr, ptep, nr);
 }
 #else
-#define BATCHED_YOUNG false
 /* the generic loop of include/linux/pgtable.h */
 static bool api_test_and_clear_young_ptes(struct vm_area_struct *vma,
 					  unsigned long addr, pte_t *ptep,
@@ -165,5 +163,4 @@ const struct pte_api API_NAME = {
 	.clear_young_dirty_ptes = api_clear_young_dirty_ptes,
 	.ptep_set_access_flags = api_ptep_set_access_flags,
 	.pte_batch_hint = api_pte_batch_hint,
-	.batched_young = BATCHED_YOUNG,
 };

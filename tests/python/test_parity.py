@@ -47,6 +47,29 @@ def test_ref_events_equal_linux_7_3(ptelab, workload, args, policy):
     assert rows[0]["events"]["contpte_get"] > 0 or workload == "reclaim-file"
 
 
+# the core-mm switches run the same on both; contpte off is the kernel's
+# #else block on both (raw operations, the generic young loops)
+SWITCHES = ["contpte", "zap-batch", "fork-batch", "young-batch"]
+
+
+@needs_73
+@pytest.mark.parametrize("switch", SWITCHES)
+@pytest.mark.parametrize("workload,args", WORKLOADS, ids=[w for w, _ in WORKLOADS])
+def test_ref_equals_linux_7_3_without(ptelab, workload, args, switch):
+    rows = runs(ptelab, workload, "--impl", "ref,linux-7.3", "--without", switch, *args)
+    for r in rows:
+        assert r["invariants"]["ok"], r["invariants"]
+    assert differing(rows, "events") == {}
+    assert differing(rows, "setup_events") == {}
+
+
+@needs_73
+def test_exit_baseline_is_the_kernel_without_contpte(ptelab):
+    rows = runs(ptelab, "exit", "--impl", "ref,linux-7.3", "--variant", "baseline",
+                "--size", "16M", "--iterations", "5")
+    assert differing(rows, "events") == {} and rows[0]["events"]["contpte_get"] == 0
+
+
 @needs_73
 def test_cheaper_gather_is_a_named_variant(ptelab):
     """--without ptep-get-reread drops 7.3's second load of the first dirty
