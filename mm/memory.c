@@ -4,6 +4,7 @@
  * folios with set_ptes(), folio_pte_batch(), and zap_pte_range() either
  * batched per folio (S5) or one PTE at a time (--without zap-batch).
  */
+#include "hw/invariants.h"
 #include "mm/switches.h"
 #include "hw/cpu.h"
 #include "mm/filemap.h"
@@ -232,6 +233,13 @@ unsigned int folio_pte_batch_flags(struct folio *folio, struct vm_area_struct *v
 	unsigned int nr, cur;
 
 	(void)vma;
+	/* VM_WARN_ON_FOLIO(page_folio(pfn_to_page(pte_pfn(pte))) != folio) */
+	if (!pte_present(pte) || pte_pfn(pte) < folio_pfn(folio) ||
+	    pte_pfn(pte) >= folio_pfn(folio) + folio_nr_pages(folio) || max_nr < 1) {
+		hw_violation(VIOL_OTHER, "folio_pte_batch: pfn %#llx is not in the folio at %#llx",
+			     (unsigned long long)pte_pfn(pte), (unsigned long long)folio_pfn(folio));
+		return 1;
+	}
 	max_nr = (unsigned int)min((u64)max_nr,
 				   folio_pfn(folio) + folio_nr_pages(folio) - pte_pfn(pte));
 	nr = pte_batch_hint(ptep, pte);

@@ -108,6 +108,13 @@ void deferred_split_folio(struct folio *folio)
  * page_vma_mapped_walk: read each PTE, clear-flush its young bit.
  * Returns how many young references were found.
  */
+/* page_vma_mapped_walk() yields only entries that map this folio */
+static bool maps_folio(struct folio *folio, pte_t pte)
+{
+	return pte_present(pte) && pte_pfn(pte) >= folio_pfn(folio) &&
+	       pte_pfn(pte) < folio_pfn(folio) + folio_nr_pages(folio);
+}
+
 int folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
 			 unsigned long address, pte_t *ptep, unsigned int max_nr)
 {
@@ -119,7 +126,7 @@ int folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
 			pte_t ptent = ptep_get(ptep + done);
 			unsigned int nr = 1;
 
-			if (!pte_present(ptent))
+			if (!maps_folio(folio, ptent))
 				break;
 			if (folio_test_large(folio))
 				nr = folio_pte_batch(folio, ptep + done, ptent, max_nr - done);
@@ -130,7 +137,7 @@ int folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
 		return referenced;
 	}
 	for (unsigned int i = 0; i < max_nr; i++) {
-		if (!pte_present(ptep_get(ptep + i)))
+		if (!maps_folio(folio, ptep_get(ptep + i)))
 			break;
 		if (ptep_clear_flush_young(vma, address + i * PAGE_SIZE, ptep + i))
 			referenced++;
