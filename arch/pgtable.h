@@ -194,6 +194,34 @@ static inline unsigned int pte_batch_hint(pte_t *ptep, pte_t pte)
 	return arch->pte.pte_batch_hint(ptep, pte);
 }
 
+/*
+ * PMD entries (u64 until a pmd_t arrives), with the kernel's helper names
+ * over the arch's descriptor format, so core-mm never reads the format.
+ */
+static inline bool pmd_none(u64 pmd) { return !pmd; }
+/* a table of PTEs below (arm64's pmd_table(); generically !pmd_leaf) */
+static inline bool pmd_table(u64 pmd) { return pmd && arch->fmt->desc_table(pmd, 2); }
+/* a 2M block mapping a folio */
+static inline bool pmd_leaf(u64 pmd) { return pmd && arch->fmt->desc_leaf(pmd, 2); }
+static inline u64 pmd_pfn(u64 pmd) { return arch->fmt->desc_pfn(pmd); }
+static inline u64 pfn_pmd(u64 pfn, pgprot_t prot) { return arch->mk_pmd_leaf(pfn, prot); }
+
+static inline void set_pmd_at(struct mm_struct *mm, unsigned long addr, u64 *pmdp, u64 pmd)
+{
+	(void)mm;
+	(void)addr;
+	hw_count(EV_pte_write, 1);
+	__atomic_store_n(pmdp, pmd, __ATOMIC_RELAXED);
+}
+
+static inline u64 pmdp_huge_get_and_clear(struct mm_struct *mm, unsigned long addr, u64 *pmdp)
+{
+	(void)mm;
+	(void)addr;
+	hw_count(EV_pte_atomic, 1);
+	return __atomic_exchange_n(pmdp, 0, __ATOMIC_RELAXED);
+}
+
 static inline void flush_tlb_range(struct vm_area_struct *vma,
 				   unsigned long start, unsigned long end)
 {

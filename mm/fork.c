@@ -78,7 +78,7 @@ static int copy_page_range(struct vm_area_struct *dst_vma,
 		next = min((addr + SZ_2M) & ~(SZ_2M - 1), src_vma->vm_end);
 		if (!src_pmd || !*src_pmd)
 			continue;
-		if (!arch->fmt->desc_table(*src_pmd, 2))
+		if (!pmd_table(*src_pmd))
 			return -1; /* PMD-mapped THP: copy_huge_pmd is not modelled */
 		dst_pmd = pmd_alloc_walk(dst_vma->vm_mm, addr);
 		if (!dst_pmd || copy_pte_range(dst_vma, src_vma, dst_pmd, src_pmd, addr, next))

@@ -46,7 +46,7 @@ long populate_vma_page_range(struct vm_area_struct *vma, unsigned long start,
 	for (unsigned long addr = start; addr < end; addr += PAGE_SIZE, nr++) {
 		u64 *pmdp = pmd_walk(vma->vm_mm, addr);
 
-		if (pmdp && *pmdp && !arch->fmt->desc_table(*pmdp, 2))
+		if (pmdp && !pmd_none(*pmdp) && !pmd_table(*pmdp))
 			continue; /* PMD-mapped: follow_pmd_mask, no PTE */
 		if (!pmdp || !*pmdp || follow_page_pte(vma, addr, pmdp, flags)) {
 			if (handle_mm_fault(vma, addr, (flags & FOLL_WRITE) ? FAULT_FLAG_WRITE : 0))

@@ -85,7 +85,7 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int
 			u64 *pmdp = pmd_walk(mm, addr);
 
 			next = min((addr + SZ_2M) & ~(SZ_2M - 1), e);
-			if (pmdp && *pmdp && arch->fmt->desc_table(*pmdp, 2))
+			if (pmdp && pmd_table(*pmdp))
 				madvise_free_or_cold(v, pmdp, addr, next, advice);
 		}
 		flush_tlb_range(v, s, e);

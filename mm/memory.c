@@ -99,9 +99,7 @@ static int do_huge_pmd_anonymous_page(struct vm_area_struct *vma,
 	entry = pte_mkyoung(pfn_pte(folio_pfn(folio), vma->vm_page_prot));
 	if (vma->vm_flags & VM_WRITE)
 		entry = pte_mkwrite(pte_mkdirty(entry));
-	hw_count(EV_pte_write, 1);
-	__atomic_store_n(pmdp, arch->mk_pmd_leaf(folio_pfn(folio), pte_pgprot(entry)),
-			 __ATOMIC_RELAXED);
+	set_pmd_at(vma->vm_mm, addr, pmdp, pfn_pmd(folio_pfn(folio), pte_pgprot(entry)));
 	return 0;
 }
 
@@ -163,7 +161,7 @@ int handle_mm_fault(struct vm_area_struct *vma, unsigned long addr,
 	    ALIGN_DOWN(addr, SZ_2M) >= vma->vm_start &&
 	    ALIGN_DOWN(addr, SZ_2M) + SZ_2M <= vma->vm_end)
 		return do_huge_pmd_anonymous_page(vma, addr, pmdp);
-	if (*pmdp && !arch->fmt->desc_table(*pmdp, 2))
+	if (!pmd_none(*pmdp) && !pmd_table(*pmdp))
 		return 0; /* PMD leaf: hardware manages its A/D bits here */
 	if (!pte_alloc_map(mm, pmdp))
 		return -1;
@@ -370,9 +368,8 @@ static void zap_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma,
 	struct folio *folio;
 
 	hw_count(EV_lock_acquire, 1);
-	hw_count(EV_pte_atomic, 1);
-	pmd = __atomic_exchange_n(pmdp, 0, __ATOMIC_RELAXED);
-	folio = pfn_folio(arch->fmt->desc_pfn(pmd));
+	pmd = pmdp_huge_get_and_clear(vma->vm_mm, addr, pmdp);
+	folio = pfn_folio(pmd_pfn(pmd));
 	tlb->start = min(tlb->start, addr);
 	tlb->end = max(tlb->end, addr + SZ_2M);
 	tlb->cleared_pmds = true;
@@ -395,7 +392,7 @@ void unmap_vmas(struct mmu_gather *tlb, struct vm_area_struct *vma,
 		next = pmd_addr_end(addr, end);
 		if (!pmdp || !*pmdp)
 			continue;
-		if (!arch->fmt->desc_table(*pmdp, 2)) {
+		if (!pmd_table(*pmdp)) {
 			zap_huge_pmd(tlb, vma, pmdp, addr);
 			continue;
 		}

@@ -310,7 +310,7 @@ static void walk_mm(struct mm_struct *mm, struct reclaim_stat *rs)
 			u64 *pmdp = pmd_walk(mm, addr);
 
 			next = min((addr + SZ_2M) & ~(SZ_2M - 1), vma->vm_end);
-			if (!pmdp || !*pmdp || !arch->fmt->desc_table(*pmdp, 2))
+			if (!pmdp || !pmd_table(*pmdp))
 				continue;
 			if (!test_bloom_filter(lrugen.max_seq, pmdp)) {
 				rs->nr_bloom_skipped++;

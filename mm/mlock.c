@@ -85,7 +85,7 @@ static void mlock_vma_pages_range(struct vm_area_struct *vma, unsigned long star
 		u64 *pmdp = pmd_walk(vma->vm_mm, addr);
 
 		next = min((addr + SZ_2M) & ~(SZ_2M - 1), end);
-		if (!pmdp || !*pmdp || !arch->fmt->desc_table(*pmdp, 2))
+		if (!pmdp || !pmd_table(*pmdp))
 			continue;
 		mlock_pte_range(vma, pmdp, addr, next);
 	}

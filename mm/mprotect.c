@@ -49,7 +49,7 @@ int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
 			u64 *pmdp = pmd_walk(mm, addr);
 
 			next = min((addr + SZ_2M) & ~(SZ_2M - 1), v->vm_end);
-			if (pmdp && *pmdp && arch->fmt->desc_table(*pmdp, 2))
+			if (pmdp && pmd_table(*pmdp))
 				change_pte_range(v, pmdp, addr, next);
 		}
 		flush_tlb_range(v, v->vm_start, v->vm_end);

@@ -66,7 +66,7 @@ static void rmap_walk_file(struct folio *folio, rmap_one_t rmap_one, void *arg)
 		if (!folio_vma_range(folio, vma, &start, &nr, &first))
 			continue;
 		u64 *pmdp = pmd_walk(vma->vm_mm, start);
-		if (!pmdp || !*pmdp || !arch->fmt->desc_table(*pmdp, 2))
+		if (!pmdp || !pmd_table(*pmdp))
 			continue;
 		pte_t *ptep = pte_offset_map_lock(vma->vm_mm, pmdp, start);
 		hw_count(EV_rmap_call, 1);
