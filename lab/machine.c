@@ -17,7 +17,6 @@
 #include "mm/reclaim.h"
 #include "include/page.h"
 #include "lab/lab.h"
-#include "workloads/workload.h"
 
 /* A figure that is not a finite number is a bug in the workload: say so. */
 static bool progress_open; /* a "\r" line is on the terminal */
