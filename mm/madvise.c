@@ -8,13 +8,24 @@
 #include "hw/phys.h"
 #include "mm/lru.h"
 #include "mm/mm.h"
+#include "mm/pagewalk.h"
 
-static void madvise_free_or_cold(struct vm_area_struct *vma, u64 *pmdp,
-				 unsigned long addr, unsigned long end, int advice)
+/*
+ * madvise_free_pte_range / madvise_cold_or_pageout_pte_range (7.3), as
+ * walk_page_range()'s pmd_entry; the advice comes in walk->private.
+ */
+static int madvise_free_or_cold(u64 *pmdp, unsigned long addr, unsigned long end,
+				struct mm_walk *walk)
 {
+	struct vm_area_struct *vma = walk->vma;
 	struct mm_struct *mm = vma->vm_mm;
-	pte_t *start = pte_offset_map_lock(mm, pmdp, addr), *ptep = start;
+	int advice = *(const int *)walk->private;
+	pte_t *start, *ptep;
 	int nr;
+
+	if (!pmd_table(*pmdp))
+		return 0;
+	start = ptep = pte_offset_map_lock(mm, pmdp, addr);
 
 	for (; addr < end; ptep += nr, addr += (unsigned long)nr * PAGE_SIZE) {
 		pte_t ptent = ptep_get(ptep);
@@ -58,7 +69,12 @@ static void madvise_free_or_cold(struct vm_area_struct *vma, u64 *pmdp,
 		hw_frame_clean(folio_pfn(folio), (u64)nr);
 	}
 	pte_unmap_unlock(start);
+	return 0;
 }
+
+static const struct mm_walk_ops madvise_walk_ops = {
+	.pmd_entry = madvise_free_or_cold,
+};
 
 int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int advice)
 {
@@ -81,13 +97,7 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int
 	for (struct vm_area_struct *v = vma; v && v->vm_start < end; v = v->vm_next) {
 		unsigned long s = max(start, v->vm_start), e = min(end, v->vm_end);
 
-		for (unsigned long addr = s, next; addr < e; addr = next) {
-			u64 *pmdp = pmd_walk(mm, addr);
-
-			next = min((addr + SZ_2M) & ~(SZ_2M - 1), e);
-			if (pmdp && pmd_table(*pmdp))
-				madvise_free_or_cold(v, pmdp, addr, next, advice);
-		}
+		walk_page_range(mm, s, e, &madvise_walk_ops, &advice);
 		flush_tlb_range(v, s, e);
 	}
 	return 0;

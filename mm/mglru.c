@@ -14,6 +14,7 @@
 #include "hw/pgtable_mem.h"
 #include "mm/filemap.h"
 #include "mm/lru.h"
+#include "mm/pagewalk.h"
 #include "mm/reclaim.h"
 
 struct lru_gen_folio lrugen;
@@ -302,23 +303,29 @@ static void walk_pte_range(struct vm_area_struct *vma, u64 *pmdp, unsigned long 
 		update_bloom_filter(lrugen.max_seq + 1, pmdp);
 }
 
+/* walk_pmd_range (7.3): a table the Bloom filter allows is scanned */
+static int walk_pmd_entry(u64 *pmdp, unsigned long addr, unsigned long next, struct mm_walk *walk)
+{
+	struct reclaim_stat *rs = walk->private;
+
+	if (!pmd_table(*pmdp))
+		return 0;
+	if (!test_bloom_filter(lrugen.max_seq, pmdp)) {
+		rs->nr_bloom_skipped++;
+		return 0;
+	}
+	walk_pte_range(walk->vma, pmdp, addr, next);
+	return 0;
+}
+
+static const struct mm_walk_ops lru_gen_walk_ops = {
+	.pmd_entry = walk_pmd_entry,
+};
+
 /* Walk every mm's page tables, PMD by PMD, where the filter allows. */
 static void walk_mm(struct mm_struct *mm, struct reclaim_stat *rs)
 {
-	for (struct vm_area_struct *vma = mm->mmap; vma; vma = vma->vm_next) {
-		for (unsigned long addr = vma->vm_start, next; addr < vma->vm_end; addr = next) {
-			u64 *pmdp = pmd_walk(mm, addr);
-
-			next = min((addr + SZ_2M) & ~(SZ_2M - 1), vma->vm_end);
-			if (!pmdp || !pmd_table(*pmdp))
-				continue;
-			if (!test_bloom_filter(lrugen.max_seq, pmdp)) {
-				rs->nr_bloom_skipped++;
-				continue;
-			}
-			walk_pte_range(vma, pmdp, addr, next);
-		}
-	}
+	walk_page_range(mm, 0, ~0UL, &lru_gen_walk_ops, rs);
 }
 
 /* min_seq moves up over generations left empty (never below MIN_NR_GENS). */

@@ -7,6 +7,7 @@
  */
 #include "mm/lru.h"
 #include "mm/mm.h"
+#include "mm/pagewalk.h"
 
 #define MLOCK_FOLIO_BATCH 15
 
@@ -54,14 +55,19 @@ static unsigned int folio_mlock_step(struct folio *folio, pte_t *ptep,
 	return i;
 }
 
-static void mlock_pte_range(struct vm_area_struct *vma, u64 *pmdp,
-			    unsigned long addr, unsigned long end)
+/* mlock_walk_ops.pmd_entry (7.3); a PMD-mapped folio is left alone here */
+static int mlock_pte_range(u64 *pmdp, unsigned long addr, unsigned long end,
+			   struct mm_walk *walk)
 {
-	pte_t *start_pte = pte_offset_map_lock(vma->vm_mm, pmdp, addr), *ptep = start_pte;
+	struct vm_area_struct *vma = walk->vma;
+	pte_t *start_pte, *ptep;
 	bool lock = vma->vm_flags & VM_LOCKED;
 
+	if (!pmd_table(*pmdp))
+		return 0;
+	start_pte = ptep = pte_offset_map_lock(vma->vm_mm, pmdp, addr);
 	if (!ptep)
-		return;
+		return 0;
 	for (; addr != end; ptep++, addr += PAGE_SIZE) {
 		pte_t ptent = ptep_get(ptep);
 		unsigned int step;
@@ -76,19 +82,18 @@ static void mlock_pte_range(struct vm_area_struct *vma, u64 *pmdp,
 		addr += (unsigned long)(step - 1) << PAGE_SHIFT;
 	}
 	pte_unmap_unlock(start_pte);
+	return 0;
 }
 
+static const struct mm_walk_ops mlock_walk_ops = {
+	.pmd_entry = mlock_pte_range,
+};
+
+/* mlock_vma_pages_range (7.3): the folios of the range onto or off the unevictable list */
 static void mlock_vma_pages_range(struct vm_area_struct *vma, unsigned long start,
 				  unsigned long end)
 {
-	for (unsigned long addr = start, next; addr < end; addr = next) {
-		u64 *pmdp = pmd_walk(vma->vm_mm, addr);
-
-		next = min((addr + SZ_2M) & ~(SZ_2M - 1), end);
-		if (!pmdp || !pmd_table(*pmdp))
-			continue;
-		mlock_pte_range(vma, pmdp, addr, next);
-	}
+	walk_page_range(vma->vm_mm, start, end, &mlock_walk_ops, NULL);
 }
 
 int do_mlock(struct mm_struct *mm, unsigned long start, unsigned long len, bool lock)
