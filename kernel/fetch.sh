@@ -83,7 +83,9 @@ REQUIRED_FILES=(
 )
 # Nice to have, for reading: licence text, pte types, tlb batching, the
 # out-of-line __ptep_set_access_flags (fault.c), cydp_t/init_mm
-# (mm_types.h), folio_pte_batch (util.c).  Missing ones are only reported.
+# (mm_types.h), folio_pte_batch (util.c), the core-mm files ptelab's mm/
+# mirrors, and KVM's secondary-MMU aging (S3). Missing ones are only
+# reported.
 OPTIONAL_FILES=(
 	COPYING
 	LICENSES/preferred/GPL-2.0
@@ -93,6 +95,27 @@ OPTIONAL_FILES=(
 	arch/arm64/mm/fault.c
 	include/linux/mm_types.h
 	mm/util.c
+	# core-mm ptelab mirrors (read to pin mm/ to a version)
+	mm/mlock.c
+	mm/madvise.c
+	mm/mprotect.c
+	mm/pagewalk.c
+	mm/gup.c
+	mm/mmap.c
+	mm/mmu_gather.c
+	mm/huge_memory.c
+	mm/page_vma_mapped.c
+	include/linux/pagewalk.h
+	include/linux/rmap.h
+	include/asm-generic/tlb.h
+	# secondary-MMU aging (S3)
+	include/linux/mmu_notifier.h
+	mm/mmu_notifier.c
+	virt/kvm/kvm_main.c
+	arch/arm64/kvm/mmu.c
+	arch/arm64/kvm/hyp/pgtable.c
+	arch/x86/kvm/mmu/tdp_mmu.c
+	arch/x86/kvm/mmu/mmu.c
 )
 
 # Idempotence: a completed fetch leaves a stamp naming the file list it was

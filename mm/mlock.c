@@ -37,22 +37,16 @@ static void mlock_lru_move(struct folio *folio, bool lock)
 	folios_put_refs_one(folio, 1);
 }
 
+/* mm/mlock.c (6.12 on): a large folio's run of PTEs in one step */
 static unsigned int folio_mlock_step(struct folio *folio, pte_t *ptep,
 				     unsigned long addr, unsigned long end)
 {
-	u64 pfn = folio_pfn(folio), nr = (u64)folio_nr_pages(folio);
-	unsigned int count, i;
+	unsigned int count = (unsigned int)((end - addr) >> PAGE_SHIFT);
+	pte_t ptent = ptep_get(ptep);
 
 	if (!folio_test_large(folio))
 		return 1;
-	count = (unsigned int)min(pfn + nr - pte_pfn(ptep_get(ptep)), (end - addr) >> PAGE_SHIFT);
-	for (i = 0; i < count; i++, ptep++) {
-		pte_t entry = ptep_get(ptep);
-
-		if (!pte_present(entry) || pte_pfn(entry) - pfn >= nr)
-			break;
-	}
-	return i;
+	return folio_pte_batch(folio, ptep, ptent, count);
 }
 
 /* mlock_walk_ops.pmd_entry (7.3); a PMD-mapped folio is left alone here */
