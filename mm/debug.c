@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
+ * Mirrors 7.3: none: ptelab's own checker (mapcounts, refcounts, dirty state,
+ * RSS).
+ */
+/*
  * Invariants over everything mm/ knows: every mapcount equals the number
  * of entries mapping the page, every mapped folio holds at least one
  * reference per mapping, nothing leaks; plus the hardware-level sweeps.

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
+ * Mirrors 7.3: mm/filemap.c (filemap_map_pages, page cache add/remove),
+ * mm/memory.c (do_read_fault).
+ */
+/*
  * Page cache and file faults. A fault maps the whole folio at once
  * (filemap_map_pages mapping a large folio with one set_ptes), so 64 KiB
  * folios become contiguous blocks on arm64.

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
+ * Mirrors 7.3: mm/memory.c (copy_page_range, copy_pte_range,
+ * copy_present_ptes), kernel/fork.c (dup_mm).
+ */
+/*
  * fork: dup_mm copies the VMAs and, for private anonymous memory,
  * copy_pte_range shares every present page with the child read-only
  * (copy on write). With fork-batch a whole folio run goes in one step:

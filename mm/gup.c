@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/* Mirrors 7.3: mm/gup.c (populate_vma_page_range, follow_page_pte). */
 /*
  * get_user_pages as mlock's population uses it: one page at a time,
  * each under the PTE lock, reading the entry with ptep_get() (on a

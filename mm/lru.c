@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Mirrors 7.3: include/linux/mm_inline.h (lruvec_add_folio, lruvec_del_folio),
+ * mm/swap.c (folio_add_lru).
+ */
 #include "mm/lru.h"
 #include "mm/mm.h"
 #include "mm/reclaim.h"

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
+ * Mirrors 7.3: mm/madvise.c (do_madvise, madvise_free_pte_range,
+ * madvise_cold_or_pageout_pte_range).
+ */
+/*
  * madvise: MADV_DONTNEED zaps the range (the munmap path without
  * removing VMAs); MADV_FREE and MADV_COLD walk folio batches and clear
  * young/dirty with clear_young_dirty_ptes() (whole contiguous blocks, no

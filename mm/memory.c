@@ -1,5 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
+ * Mirrors 7.3: mm/memory.c (handle_mm_fault, do_anonymous_page, do_wp_page,
+ * zap_pte_range, zap_present_ptes, unmap_vmas), mm/huge_memory.c
+ * (do_huge_pmd_anonymous_page, zap_huge_pmd), mm/internal.h
+ * (folio_pte_batch_flags), mm/util.c (folio_pte_batch).
+ */
+/*
  * Faults and zapping (mm/memory.c): anonymous faults mapping whole mTHP
  * folios with set_ptes(), folio_pte_batch(), and zap_pte_range() either
  * batched per folio (S5) or one PTE at a time (--without zap-batch).

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
+ * Mirrors 7.3: mm/vmscan.c (lru_gen: walk_pte_range, lru_gen_look_around,
+ * try_to_inc_max_seq, evict_folios, the Bloom filters).
+ */
+/*
  * The multi-gen LRU for file folios: generations max_seq..min_seq,
  * aging by walking page tables (walk_pte_range) that promotes young
  * folios to max_seq, eviction from min_seq (sort_folio, isolate_folio,

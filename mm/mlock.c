@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
+ * Mirrors 7.3: mm/mlock.c (do_mlock, mlock_vma_pages_range, mlock_pte_range,
+ * folio_mlock_step).
+ */
+/*
  * mlock/munlock: VM_LOCKED on the VMAs, then mlock_pte_range() over the
  * page tables moving each folio to or from the unevictable list (the
  * step over a large folio found by reading each PTE, as

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Mirrors 7.3: kernel/fork.c (mm_alloc, mmput), mm/mmap.c (find_vma, mmap of
+ * anonymous memory).
+ */
 /* Address spaces: mm_struct, the VMA list (ASIDs from arch/asid.c). */
 #include <stdlib.h>
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/* Mirrors 7.3: mm/mmap.c and mm/vma.c (do_munmap, unmap_region). */
 /* munmap: split VMAs at the edges, zap, free tables, flush (unmap_region). */
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Mirrors 7.3: mm/mmu_gather.c (tlb_gather_mmu, __tlb_remove_folio_pages,
+ * tlb_flush_mmu, tlb_finish_mmu), include/asm-generic/tlb.h.
+ */
 #include <stdlib.h>
 
 #include "hw/host.h"

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
+ * Mirrors 7.3: mm/mprotect.c (mprotect_fixup, change_pte_range with
+ * modify_prot_start/commit_ptes).
+ */
+/*
  * mprotect: new vm_flags on whole VMAs (split at the edges), then
  * change_pte_range rewrites each present PTE with the new protection:
  * ptep_modify_prot_start (a get-and-clear: on a contiguous block it

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
+ * Mirrors 7.3: mm/page_alloc.c (the buddy allocator, much simplified: no
+ * zones, no pcp lists).
+ */
+/*
  * A buddy allocator over the simulated frames: naturally aligned blocks
  * of order 0..MAX_PAGE_ORDER, split on allocation and merged on free.
  */

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/* Mirrors 7.3: mm/pagewalk.c (walk_page_range, walk_pmd_range). */
 /* mm/pagewalk.c (7.3): walk_page_range() down to the PMDs. */
 #include "mm/mm.h"
 #include "mm/pagewalk.h"

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
+ * Mirrors 7.3: mm/memory.c (__pte_alloc, free_pgtables), include/linux/mm.h
+ * (pte_offset_map_lock).
+ */
+/*
  * Page-table pages of an mm: the walk down to the PMD and PTE levels
  * (allocating on the way for faults), the split PTE lock, and freeing
  * the tables of unmapped ranges (free_pgtables).

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
+ * Mirrors 7.3: mm/rmap.c (folio_add_new_anon_rmap, __folio_add_rmap,
+ * folio_remove_rmap_ptes, folio_referenced_one), mm/huge_memory.c
+ * (deferred_split_folio).
+ */
+/*
  * Reverse-mapping accounting for anonymous folios: mapcounts per page
  * and per folio. Every RMW of a mapcount is a counted atomic, every
  * add/remove call an rmap_call: batching saves calls, not page atomics.

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
+ * Mirrors 7.3: mm/rmap.c (rmap_walk_file, folio_referenced, try_to_unmap,
+ * try_to_unmap_one).
+ */
+/*
  * The reverse map of page-cache folios: from a folio to every VMA of
  * its file that maps it (i_mmap), the run of PTEs mapping it there
  * (page_vma_mapped_walk), and what reclaim does with them:

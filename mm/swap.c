@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/* Mirrors 7.3: mm/swap.c (folio batches, folios_put_refs). */
 /*
  * Folio release and LRU membership. Releases go through a folio batch
  * (PAGEVEC_SIZE folios) so the lruvec lock is taken once per batch, as

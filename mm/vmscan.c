@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
+ * Mirrors 7.3: mm/vmscan.c (folio_check_references, shrink_active_list,
+ * shrink_inactive_list, shrink_folio_list), mm/memcontrol.c (memory.reclaim).
+ */
+/*
  * Classic LRU reclaim (shrink_active_list, shrink_inactive_list,
  * shrink_folio_list with folio_check_references) and the memcg
  * memory.reclaim entry point, which drives it or the multi-gen LRU.
