@@ -9,6 +9,9 @@
 #include "include/pte_types.h"
 
 struct address_space;
+
+/* The split PTE lock of a page-table page; the lab counts who holds it. */
+typedef int spinlock_t;
 struct vm_area_struct;
 
 typedef struct {

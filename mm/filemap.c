@@ -135,10 +135,11 @@ int filemap_fault(struct vm_area_struct *vma, unsigned long addr, u64 *pmdp)
 		first = pgoff;
 		nr = 1;
 	}
-	ptep = pte_offset_map_lock(vma->vm_mm, pmdp, start);
+	spinlock_t *ptl;
+	ptep = pte_offset_map_lock(vma->vm_mm, pmdp, start, &ptl);
 	for (u64 i = 0; i < nr; i++) {
 		if (!pte_none(ptep_get(ptep + i))) {
-			pte_unmap_unlock(ptep);
+			pte_unmap_unlock(ptep, ptl);
 			return 0; /* raced with another fault: nothing to do */
 		}
 	}
@@ -149,6 +150,6 @@ int filemap_fault(struct vm_area_struct *vma, unsigned long addr, u64 *pmdp)
 	pte_t entry = pte_mkyoung(pfn_pte(folio_pfn(folio) + (first - folio->page.index),
 					  vma->vm_page_prot));
 	set_ptes(vma->vm_mm, start, ptep, entry, (unsigned int)nr);
-	pte_unmap_unlock(ptep);
+	pte_unmap_unlock(ptep, ptl);
 	return 0;
 }

@@ -57,8 +57,10 @@ static int copy_pte_range(struct vm_area_struct *dst_vma,
 
 	if (!pte_alloc_map(dst_vma->vm_mm, dst_pmd))
 		return -1;
-	dst_start = dst_pte = pte_offset_map_lock(dst_vma->vm_mm, dst_pmd, addr);
-	src_start = src_pte = pte_offset_map_lock(src_vma->vm_mm, src_pmd, addr);
+	spinlock_t *dst_ptl, *src_ptl;
+
+	dst_start = dst_pte = pte_offset_map_lock(dst_vma->vm_mm, dst_pmd, addr, &dst_ptl);
+	src_start = src_pte = pte_offset_map_lock(src_vma->vm_mm, src_pmd, addr, &src_ptl);
 	for (; addr != end; src_pte += nr, dst_pte += nr, addr += (unsigned long)nr * PAGE_SIZE) {
 		pte_t ptent = ptep_get(src_pte);
 
@@ -68,8 +70,8 @@ static int copy_pte_range(struct vm_area_struct *dst_vma,
 		nr = copy_present_ptes(dst_vma, src_vma, dst_pte, src_pte, ptent, addr,
 				       (int)((end - addr) >> PAGE_SHIFT));
 	}
-	pte_unmap_unlock(src_start);
-	pte_unmap_unlock(dst_start);
+	pte_unmap_unlock(src_start, src_ptl);
+	pte_unmap_unlock(dst_start, dst_ptl);
 	return 0;
 }
 

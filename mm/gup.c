@@ -14,7 +14,8 @@
 static int follow_page_pte(struct vm_area_struct *vma, unsigned long address,
 			   u64 *pmdp, unsigned int flags)
 {
-	pte_t *ptep = pte_offset_map_lock(vma->vm_mm, pmdp, address);
+	spinlock_t *ptl;
+	pte_t *ptep = pte_offset_map_lock(vma->vm_mm, pmdp, address, &ptl);
 	pte_t pte;
 	int ret = 0;
 
@@ -31,7 +32,7 @@ static int follow_page_pte(struct vm_area_struct *vma, unsigned long address,
 			folio_set_dirty(folio);
 		folio_set_referenced(folio);
 	}
-	pte_unmap_unlock(ptep);
+	pte_unmap_unlock(ptep, ptl);
 	return ret;
 }
 

@@ -29,7 +29,8 @@ static int madvise_free_or_cold(u64 *pmdp, unsigned long addr, unsigned long end
 
 	if (!pmd_table(*pmdp))
 		return 0;
-	start = ptep = pte_offset_map_lock(mm, pmdp, addr);
+	spinlock_t *ptl;
+	start = ptep = pte_offset_map_lock(mm, pmdp, addr, &ptl);
 
 	for (; addr < end; ptep += nr, addr += (unsigned long)nr * PAGE_SIZE) {
 		pte_t ptent = ptep_get(ptep);
@@ -72,7 +73,7 @@ static int madvise_free_or_cold(u64 *pmdp, unsigned long addr, unsigned long end
 		}
 		hw_frame_clean(folio_pfn(folio), (u64)nr);
 	}
-	pte_unmap_unlock(start);
+	pte_unmap_unlock(start, ptl);
 	return 0;
 }
 

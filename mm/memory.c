@@ -53,7 +53,8 @@ static int do_anonymous_page(struct vm_area_struct *vma, unsigned long addr,
 			     u64 *pmdp)
 {
 	struct mm_struct *mm = vma->vm_mm;
-	pte_t *ptep = pte_offset_map_lock(mm, pmdp, addr);
+	spinlock_t *ptl;
+	pte_t *ptep = pte_offset_map_lock(mm, pmdp, addr, &ptl);
 	int order = anon_fault_order(vma, addr, ptep);
 	int nr = 1 << order;
 	struct folio *folio;
@@ -63,7 +64,7 @@ static int do_anonymous_page(struct vm_area_struct *vma, unsigned long addr,
 	addr = ALIGN_DOWN(addr, PAGE_SIZE << order);
 	folio = folio_alloc(order);
 	if (!folio) {
-		pte_unmap_unlock(ptep);
+		pte_unmap_unlock(ptep, ptl);
 		return -1;
 	}
 	/* one reference per mapping PTE */
@@ -76,7 +77,7 @@ static int do_anonymous_page(struct vm_area_struct *vma, unsigned long addr,
 	if (vma->vm_flags & VM_WRITE)
 		entry = pte_mkwrite(pte_mkdirty(entry));
 	set_ptes(mm, addr, ptep, entry, nr);
-	pte_unmap_unlock(ptep);
+	pte_unmap_unlock(ptep, ptl);
 	return 0;
 }
 
@@ -117,7 +118,7 @@ static int do_huge_pmd_anonymous_page(struct vm_area_struct *vma,
  * mapping and a reference. Called with the PTL held; drops it.
  */
 static int do_wp_page(struct vm_area_struct *vma, unsigned long addr,
-		      pte_t *ptep, pte_t orig)
+		      pte_t *ptep, spinlock_t *ptl, pte_t orig)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	struct page *page = pfn_to_page(pte_pfn(orig));
@@ -131,12 +132,12 @@ static int do_wp_page(struct vm_area_struct *vma, unsigned long addr,
 		/* wp_page_reuse */
 		entry = pte_mkyoung(pte_mkdirty(pte_mkwrite(orig)));
 		ptep_set_access_flags(vma, addr, ptep, entry, 1);
-		pte_unmap_unlock(ptep);
+		pte_unmap_unlock(ptep, ptl);
 		return 0;
 	}
 	new = folio_alloc(0);
 	if (!new) {
-		pte_unmap_unlock(ptep);
+		pte_unmap_unlock(ptep, ptl);
 		return -1;
 	}
 	folio_add_new_anon_rmap(new, vma, addr);
@@ -147,7 +148,7 @@ static int do_wp_page(struct vm_area_struct *vma, unsigned long addr,
 	flush_tlb_page(vma, addr);
 	set_pte_at(mm, addr, ptep, entry);
 	folio_remove_rmap_pte(folio, page, vma);
-	pte_unmap_unlock(ptep);
+	pte_unmap_unlock(ptep, ptl);
 	folios_put_refs_one(folio, 1);
 	return 0;
 }
@@ -171,27 +172,28 @@ int handle_mm_fault(struct vm_area_struct *vma, unsigned long addr,
 		return 0; /* PMD leaf: hardware manages its A/D bits here */
 	if (!pte_alloc_map(mm, pmdp))
 		return -1;
-	ptep = pte_offset_map_lock(mm, pmdp, addr);
+	spinlock_t *ptl;
+	ptep = pte_offset_map_lock(mm, pmdp, addr, &ptl);
 	entry = ptep_get(ptep);
 	if (pte_none(entry)) {
-		pte_unmap_unlock(ptep);
+		pte_unmap_unlock(ptep, ptl);
 		if (vma->vm_file_mapping)
 			return filemap_fault(vma, addr, pmdp);
 		return do_anonymous_page(vma, addr, pmdp);
 	}
 	if (write && !pte_write(entry)) {
 		if (!(vma->vm_flags & VM_WRITE)) {
-			pte_unmap_unlock(ptep);
+			pte_unmap_unlock(ptep, ptl);
 			return -1;
 		}
-		return do_wp_page(vma, addr, ptep, entry);
+		return do_wp_page(vma, addr, ptep, ptl, entry);
 	}
 	/* Present: the access flag or dirty state needs setting in software. */
 	entry = pte_mkyoung(entry);
 	if (write)
 		entry = pte_mkdirty(entry);
 	ptep_set_access_flags(vma, addr, ptep, entry, write);
-	pte_unmap_unlock(ptep);
+	pte_unmap_unlock(ptep, ptl);
 	return 0;
 }
 
@@ -334,7 +336,8 @@ unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
 	int nr;
 
 retry:
-	start_pte = ptep = pte_offset_map_lock(vma->vm_mm, pmdp, addr);
+	spinlock_t *ptl;
+	start_pte = ptep = pte_offset_map_lock(vma->vm_mm, pmdp, addr, &ptl);
 	if (!ptep)
 		return end;
 	do {
@@ -356,7 +359,7 @@ retry:
 	/* flush before dropping the PTL, then free what was gathered */
 	if (force_flush)
 		tlb_flush_mmu_tlbonly(tlb);
-	pte_unmap_unlock(start_pte);
+	pte_unmap_unlock(start_pte, ptl);
 	if (force_flush) {
 		tlb_flush_mmu(tlb);
 		force_flush = force_break = false;

@@ -290,7 +290,8 @@ bool lru_gen_look_around(struct vm_area_struct *vma, unsigned long addr,
 static void walk_pte_range(struct vm_area_struct *vma, u64 *pmdp, unsigned long start,
 			   unsigned long end)
 {
-	pte_t *table = pte_offset_map_lock(vma->vm_mm, pmdp, start), *ptep = table;
+	spinlock_t *ptl;
+	pte_t *table = pte_offset_map_lock(vma->vm_mm, pmdp, start, &ptl), *ptep = table;
 	int total = 0, young = 0;
 	unsigned int nr;
 
@@ -301,7 +302,7 @@ static void walk_pte_range(struct vm_area_struct *vma, u64 *pmdp, unsigned long 
 		total += (int)nr;
 		young += (int)y;
 	}
-	pte_unmap_unlock(table);
+	pte_unmap_unlock(table, ptl);
 	/* tables worth walking again are remembered for the next aging */
 	if (suitable_to_scan(total, young))
 		update_bloom_filter(lrugen.max_seq + 1, pmdp);

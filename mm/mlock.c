@@ -63,7 +63,8 @@ static int mlock_pte_range(u64 *pmdp, unsigned long addr, unsigned long end,
 
 	if (!pmd_table(*pmdp))
 		return 0;
-	start_pte = ptep = pte_offset_map_lock(vma->vm_mm, pmdp, addr);
+	spinlock_t *ptl;
+	start_pte = ptep = pte_offset_map_lock(vma->vm_mm, pmdp, addr, &ptl);
 	if (!ptep)
 		return 0;
 	for (; addr != end; ptep++, addr += PAGE_SIZE) {
@@ -79,7 +80,7 @@ static int mlock_pte_range(u64 *pmdp, unsigned long addr, unsigned long end,
 		ptep += step - 1;
 		addr += (unsigned long)(step - 1) << PAGE_SHIFT;
 	}
-	pte_unmap_unlock(start_pte);
+	pte_unmap_unlock(start_pte, ptl);
 	return 0;
 }
 

@@ -45,8 +45,9 @@ long populate_vma_page_range(struct vm_area_struct *vma, unsigned long start,
 u64 *pmd_alloc_walk(struct mm_struct *mm, unsigned long addr);
 u64 *pmd_walk(struct mm_struct *mm, unsigned long addr);
 pte_t *pte_alloc_map(struct mm_struct *mm, u64 *pmdp);
-pte_t *pte_offset_map_lock(struct mm_struct *mm, u64 *pmdp, unsigned long addr);
-void pte_unmap_unlock(pte_t *ptep);
+pte_t *pte_offset_map_lock(struct mm_struct *mm, u64 *pmdp, unsigned long addr,
+			   spinlock_t **ptlp);
+void pte_unmap_unlock(pte_t *ptep, spinlock_t *ptl);
 pte_t *pte_offset_map(u64 *pmdp, unsigned long addr);
 void free_pgtables(struct mmu_gather *tlb, struct mm_struct *mm,
 		   unsigned long floor, unsigned long ceiling);

@@ -16,7 +16,8 @@ static void change_pte_range(struct vm_area_struct *vma, u64 *pmdp,
 			     unsigned long addr, unsigned long end)
 {
 	struct mm_struct *mm = vma->vm_mm;
-	pte_t *start = pte_offset_map_lock(mm, pmdp, addr), *ptep = start;
+	spinlock_t *ptl;
+	pte_t *start = pte_offset_map_lock(mm, pmdp, addr, &ptl), *ptep = start;
 	pgprot_t prot = vma->vm_page_prot;
 
 	for (; addr != end; ptep++, addr += PAGE_SIZE) {
@@ -35,7 +36,7 @@ static void change_pte_range(struct vm_area_struct *vma, u64 *pmdp,
 			pte = pte_mkwrite(pte);
 		set_pte_at(mm, addr, ptep, pte); /* modify_prot_commit */
 	}
-	pte_unmap_unlock(start);
+	pte_unmap_unlock(start, ptl);
 }
 
 int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,

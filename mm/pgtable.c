@@ -67,21 +67,25 @@ pte_t *pte_offset_map(u64 *pmdp, unsigned long addr)
 }
 
 /* The split PTE lock: one acquisition per table visit, as in the kernel. */
-pte_t *pte_offset_map_lock(struct mm_struct *mm, u64 *pmdp, unsigned long addr)
+pte_t *pte_offset_map_lock(struct mm_struct *mm, u64 *pmdp, unsigned long addr,
+			   spinlock_t **ptlp)
 {
 	pte_t *ptep = pte_offset_map(pmdp, addr);
 
 	(void)mm;
+	*ptlp = NULL;
 	if (ptep) {
 		hw_count(EV_lock_acquire, 1);
-		hw_pt_meta(&ptep->pte)->ptl_held++;
+		*ptlp = &hw_pt_meta(&ptep->pte)->ptl_held;
+		(**ptlp)++;
 	}
 	return ptep;
 }
 
-void pte_unmap_unlock(pte_t *ptep)
+void pte_unmap_unlock(pte_t *ptep, spinlock_t *ptl)
 {
-	hw_pt_meta(&ptep->pte)->ptl_held--;
+	(void)ptep;
+	(*ptl)--;
 }
 
 static bool table_empty(const u64 *table)

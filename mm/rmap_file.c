@@ -72,10 +72,11 @@ static void rmap_walk_file(struct folio *folio, rmap_one_t rmap_one, void *arg)
 		u64 *pmdp = pmd_walk(vma->vm_mm, start);
 		if (!pmdp || !pmd_table(*pmdp))
 			continue;
-		pte_t *ptep = pte_offset_map_lock(vma->vm_mm, pmdp, start);
+		spinlock_t *ptl;
+		pte_t *ptep = pte_offset_map_lock(vma->vm_mm, pmdp, start, &ptl);
 		hw_count(EV_rmap_call, 1);
 		rmap_one(folio, vma, start, ptep, pmdp, nr, arg);
-		pte_unmap_unlock(ptep);
+		pte_unmap_unlock(ptep, ptl);
 	}
 }
 
