@@ -6,6 +6,7 @@
 
 #include "hw/invariants.h"
 #include "hw/profile.h"
+#include "lab/paths.h"
 #include "workloads/workload.h"
 
 #define MAX_WITHOUT 8

@@ -39,7 +39,7 @@ static int die(const char *msg)
 static int cmd_list(void)
 {
 	char names[64][64];
-	int n = profile_names(names, 64);
+	int n = lab_profile_names(names, 64);
 
 	printf("workloads:\n");
 	for (int i = 0; workloads[i]; i++)
@@ -53,7 +53,7 @@ static int cmd_list(void)
 		struct profile p;
 		char err[256];
 
-		if (!profile_load(names[i], &p, err, sizeof(err)))
+		if (!lab_profile_load(names[i], &p, err, sizeof(err)))
 			printf("  %-20s %-6s %s\n", names[i], p.arch, p.description);
 		else
 			printf("  %-20s (unreadable: %s)\n", names[i], err);

@@ -197,7 +197,7 @@ int run_spec_validate(struct run_spec *s, char *err, size_t errlen)
 		snprintf(err, errlen, "--profile needs a name; 'ptelab list' shows the profiles");
 		return -1;
 	}
-	if (profile_load(profile, &prof, err, errlen))
+	if (lab_profile_load(profile, &prof, err, errlen))
 		return -1;
 	if (prof.arch[0] && strcmp(prof.arch, p->arch)) {
 		snprintf(err, errlen, "profile '%s' is for %s, not %s; pick one with --profile",
@@ -304,7 +304,7 @@ int run_spec_execute(struct run_spec *s, struct run_out *o, char *err, size_t er
 	struct isolate_report rep;
 
 	memset(o, 0, sizeof(*o));
-	if (run_spec_validate(s, err, errlen) || profile_load(s->profile, &o->prof, err, errlen))
+	if (run_spec_validate(s, err, errlen) || lab_profile_load(s->profile, &o->prof, err, errlen))
 		return -1;
 	if (run_child(s, &rep, err, errlen))
 		return -1;

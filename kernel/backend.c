@@ -13,9 +13,10 @@
 
 #include "arch/arm64/api.h"
 #include "hw/cpu.h"
+#include "hw/events.h"
 #include "hw/host.h"
 #include "hw/invariants.h"
-#include "hw/profile.h"
+#include "lab/paths.h"
 #include "kernel/backend.h"
 #include "kernel/build.h"
 #include "kernel/spawn.h"

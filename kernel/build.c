@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hw/profile.h"
+#include "lab/paths.h"
 #include "kernel/build.h"
 #include "kernel/dispatch.h"
 #include "kernel/quirks.h"

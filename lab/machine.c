@@ -63,7 +63,7 @@ void lab_progress_done(void)
  * run's configuration, set by the caller (lab_switches_reset then
  * --without) before the workload runs; caches that no run can observe:
  * freed page-table slots (zeroed when reused, hashed by id, not address),
- * loaded kernel backends (kernel/), lab_home()'s path (hw/profile.c).
+ * loaded kernel backends (kernel/), lab_home()'s path (lab/paths.c).
  */
 void lab_reset(void)
 {

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The lab's directory layout (lab/paths.h). */
+#include <ctype.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hw/profile.h"
+#include "lab/paths.h"
+
+const char *lab_home(void)
+{
+	static char home[PATH_MAX];
+
+	if (home[0])
+		return home;
+	const char *env = getenv("PTELAB_HOME");
+	if (env && *env) {
+		snprintf(home, sizeof(home), "%s", env);
+		return home;
+	}
+	ssize_t n = readlink("/proc/self/exe", home, sizeof(home) - 1);
+	if (n <= 0) {
+		strcpy(home, ".");
+		return home;
+	}
+	home[n] = 0;
+	char *slash = strrchr(home, '/');
+	if (slash)
+		*slash = 0;
+	/* test binaries live in build/san/tests: walk up to the tree */
+	for (int up = 0; up < 4; up++) {
+		char probe[PATH_MAX + 16];
+
+		snprintf(probe, sizeof(probe), "%s/profiles", home);
+		if (!access(probe, R_OK))
+			return home;
+		slash = strrchr(home, '/');
+		if (!slash)
+			break;
+		*slash = 0;
+	}
+	strcpy(home, ".");
+	return home;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+int lab_list_dir(const char *subdir, const char *prefix, const char *suffix,
+		 char names[][64], int max)
+{
+	char path[PATH_MAX + 64];
+	size_t plen = strlen(prefix), slen = strlen(suffix);
+	struct dirent *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", lab_home(), subdir);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir)) && n < max) {
+		size_t len = strlen(d->d_name);
+
+		if (len <= plen + slen || len - slen >= 64 || strncmp(d->d_name, prefix, plen) ||
+		    strcmp(d->d_name + len - slen, suffix))
+			continue;
+		memcpy(names[n], d->d_name, len - slen);
+		names[n++][len - slen] = 0;
+	}
+	closedir(dir);
+	qsort(names, n, 64, cmp);
+	return n;
+}
+
+int lab_profile_load(const char *name, struct profile *p, char *err, size_t errlen)
+{
+	char path[PATH_MAX + 64];
+	FILE *f;
+	int ret;
+
+	for (const char *c = name; *c; c++) {
+		if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_') {
+			snprintf(err, errlen, "bad profile name '%s'; 'ptelab list' shows the profiles", name);
+			return -1;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/profiles/%s.prof", lab_home(), name);
+	f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "unknown profile '%s'; 'ptelab list' shows the profiles", name);
+		return -1;
+	}
+	ret = profile_parse(f, path, name, p, err, errlen);
+	fclose(f);
+	return ret;
+}
+
+int lab_profile_names(char names[][64], int max)
+{
+	return lab_list_dir("profiles", "", ".prof", names, max);
+}
