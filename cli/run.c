@@ -220,7 +220,7 @@ int run_spec_validate(struct run_spec *s, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	if (!ref && p->variant && w->ref_only_variants && variant_ok(w->ref_only_variants, p->variant)) {
+	if (!ref && lab_variant_ref_only(w->name, p->variant)) {
 		snprintf(err, errlen, "variant '%s' of %s exists only in the reference backend (ref); "
 			 "%s runs its tree's own code", p->variant, w->name, p->impl);
 		return -1;
@@ -260,9 +260,7 @@ static void child_run(void *arg)
 	u64 t0;
 
 	memset(&cr, 0, sizeof(cr));
-	lab_switches_reset();
-	for (int i = 0; i < s->nr_without; i++)
-		lab_switch_off(s->without[i]);
+	lab_switches_for_run(s->w->name, s->p.variant, s->without, s->nr_without);
 	/*
 	 * The lab's own tests inject a bug into ptelab here, to see that it
 	 * is reported loudly as ptelab's (exit 3), never as a finding or "ok".

@@ -77,18 +77,3 @@ bool lab_switch_ref_only(const char *name)
 
 	return i >= 0 && table[i].ref_only;
 }
-
-void lab_switches_save(struct lab_switch_state *s)
-{
-	s->bits = 0;
-	for (unsigned int i = 0; i < ARRAY_SIZE(table); i++)
-		s->bits |= (u64)*table[i].flag << i;
-	s->full_mode = (int)arm64_sw.full_mode;
-}
-
-void lab_switches_restore(const struct lab_switch_state *s)
-{
-	for (unsigned int i = 0; i < ARRAY_SIZE(table); i++)
-		*table[i].flag = (s->bits >> i) & 1;
-	arm64_sw.full_mode = (enum contpte_full_mode)s->full_mode;
-}

@@ -17,12 +17,16 @@ const char *lab_switch_help(int i, const char **name);
 bool lab_switch_ref_only(const char *name);
 int lab_nr_switches(void);
 
-/* Every switch's state, to put back after a workload changed some. */
-struct lab_switch_state {
-	u64 bits;
-	int full_mode;
-};
-void lab_switches_save(struct lab_switch_state *s);
-void lab_switches_restore(const struct lab_switch_state *s);
+/*
+ * Variants that are kernels (lab/variants.c): exit's S2 variants name sets
+ * of switches. The run's switches: all on, --without's off, then the
+ * variant's; the workload itself never changes a switch.
+ */
+void lab_switches_for_run(const char *workload, const char *variant,
+			  const char *const *without, int nr_without);
+/* Whether WORKLOAD's VARIANT is one of the lab's (sets switches). */
+bool lab_variant_sets_switches(const char *workload, const char *variant);
+/* Whether it forks code only the reference backend has. */
+bool lab_variant_ref_only(const char *workload, const char *variant);
 
 #endif

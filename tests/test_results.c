@@ -8,8 +8,10 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "arch/arm64/switches.h"
 #include "mm/filemap.h"
 #include "mm/reclaim.h"
+#include "mm/switches.h"
 #include "tests/ktap.h"
 #include "tests/lab_test.h"
 
@@ -22,14 +24,14 @@ static struct run_params params(const char *lru, u64 size, u64 folio_size)
 	};
 }
 
-/* One run as the CLI does it: switches reset, the workload's ->run. */
+/* One run as the CLI does it: the run's switches (its variant's), the workload's ->run. */
 static bool run(const char *name, const struct run_params *p, struct run_result *r)
 {
 	const struct workload *w = workload_by_name(name);
 	char err[200] = "";
 
 	memset(r, 0, sizeof(*r));
-	lab_switches_reset();
+	lab_switches_for_run(name, p->variant, NULL, 0);
 	if (!w || w->run(p, r, err, sizeof(err))) {
 		printf("    # %s: %s\n", name, w ? err : "no such workload");
 		return false;
@@ -329,6 +331,39 @@ static void test_failed_run_leaves_nothing(void)
 	EXPECT_EQ(same_run(&s, &r0, &r1, 2), 0);
 }
 
+/*
+ * Exit's variants are kernels: each is in the lab's table (it sets the
+ * switches, the workload does not) and the lab has none exit lacks.
+ */
+static void test_exit_variants_are_the_labs(void)
+{
+	const struct workload *w = workload_by_name("exit");
+	const char *names[] = { "clear-ptes", "baseline", "no-opt", "simple-full", "robust-full" };
+	char list[128] = "";
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(names); i++) {
+		EXPECT(lab_variant_sets_switches("exit", names[i]));
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? "|" : "", names[i]);
+	}
+	EXPECT(w && !strcmp(w->variants, list));
+	EXPECT(!lab_variant_sets_switches("exit", "bogus"));
+	EXPECT(!lab_variant_sets_switches("fuzz", "pte-only"));
+	EXPECT(!lab_variant_ref_only("exit", "clear-ptes"));
+	EXPECT(!lab_variant_ref_only("exit", "baseline"));
+	EXPECT(lab_variant_ref_only("exit", "no-opt"));
+	EXPECT(lab_variant_ref_only("exit", "robust-full"));
+	/* the run's switches: --without's and the variant's, from all on */
+	const char *without[] = { "zap-batch" };
+	lab_switches_for_run("exit", "simple-full", without, 1);
+	EXPECT(!mm_sw.zap_batch && mm_sw.fork_batch && arm64_sw.contpte);
+	EXPECT(!arm64_sw.exit_clear_ptes && arm64_sw.full_mode == CONTPTE_FULL_SIMPLE);
+	lab_switches_for_run("exit", "baseline", NULL, 0);
+	EXPECT(mm_sw.zap_batch && !arm64_sw.contpte && arm64_sw.exit_clear_ptes);
+	EXPECT(arm64_sw.full_mode == CONTPTE_FULL_NONE);
+	lab_switches_for_run("munmap", NULL, NULL, 0);
+	EXPECT(arm64_sw.contpte && arm64_sw.exit_clear_ptes);
+}
+
 /* The determinism cases go first: they must see this process's first runs. */
 static const struct ktap_case cases[] = {
 	{ "same_spec_three_times", test_same_spec_three_times },
@@ -340,6 +375,7 @@ static const struct ktap_case cases[] = {
 	{ "mapped_pages_match_the_page_tables", test_mapped_pages_match_the_page_tables },
 	{ "young_scan_figures_are_finite", test_young_scan_figures_are_finite },
 	{ "non_finite_result_is_a_violation", test_non_finite_result_is_a_violation },
+	{ "exit_variants_are_the_labs", test_exit_variants_are_the_labs },
 };
 
 int main(void)

@@ -13,7 +13,8 @@
  * leaves a partly mapped folio whose block the teardown covers partly.
  * The measured phase is exit_mmap of every process.
  *
- * --variant picks S2's kernels:
+ * --variant picks S2's kernels, each a set of switches the lab sets before
+ * the run (lab/variants.c); this code is the same for all of them:
  *   baseline     no contpte at all
  *   no-opt       contpte; clearing a block entry unfolds it first
  *   simple-full  contpte; at exit, clear entries without unfolding
@@ -26,8 +27,6 @@
 #include <string.h>
 
 #include "hw/random.h"
-#include "arch/arm64/switches.h"
-#include "lab/switches.h"
 #include "hw/cpu.h"
 #include "mm/mm.h"
 #include "workloads/workload.h"
@@ -41,28 +40,6 @@ static u64 rnd(u64 n)
 	return xorshift_rnd(&rng, n);
 }
 
-static int set_variant(const char *v, char *err, size_t errlen)
-{
-	if (!v || !strcmp(v, "clear-ptes"))
-		return 0;
-	if (!strcmp(v, "baseline")) {
-		arm64_sw.contpte = false;
-		return 0;
-	}
-	arm64_sw.exit_clear_ptes = false;
-	if (!strcmp(v, "no-opt"))
-		arm64_sw.full_mode = CONTPTE_FULL_NONE;
-	else if (!strcmp(v, "simple-full"))
-		arm64_sw.full_mode = CONTPTE_FULL_SIMPLE;
-	else if (!strcmp(v, "robust-full"))
-		arm64_sw.full_mode = CONTPTE_FULL_ROBUST;
-	else {
-		snprintf(err, errlen, "unknown exit variant '%s'", v);
-		return -1;
-	}
-	return 0;
-}
-
 static int touch(struct hw_cpu *cpu, struct mm_struct *mm, unsigned long start,
 		 unsigned long len, unsigned int write_pct)
 {
@@ -72,27 +49,8 @@ static int touch(struct hw_cpu *cpu, struct mm_struct *mm, unsigned long start,
 	return 0;
 }
 
-static int exit_run_variant(const struct run_params *p, struct run_result *r,
-			    char *err, size_t errlen);
-
-/*
- * The variant sets switches for the run; they are put back afterwards so
- * the next run in this process sees the switches its caller chose.
- */
 static int exit_run(const struct run_params *p, struct run_result *r,
 		    char *err, size_t errlen)
-{
-	struct lab_switch_state sw;
-	int ret;
-
-	lab_switches_save(&sw);
-	ret = exit_run_variant(p, r, err, errlen);
-	lab_switches_restore(&sw);
-	return ret;
-}
-
-static int exit_run_variant(const struct run_params *p, struct run_result *r,
-			    char *err, size_t errlen)
 {
 	u64 procs = p->iterations ? p->iterations : 1000;
 	u64 max_heap = 2 * SZ_2M / 2 + p->size;
@@ -103,9 +61,6 @@ static int exit_run_variant(const struct run_params *p, struct run_result *r,
 		snprintf(err, errlen, "the exit workload models arm64 contpte; use --arch arm64");
 		return -1;
 	}
-	/* the variant's switches first: the machine's PTE API depends on them */
-	if (set_variant(p->variant, err, errlen))
-		return -1;
 	if (lab_machine_setup(p, (max_heap + SZ_2M) / PAGE_SIZE * 2 + 8192, err, errlen))
 		return -1;
 	rng = p->seed * 0x9E3779B97F4A7C15ULL + 1;
@@ -177,7 +132,6 @@ const struct workload workload_exit = {
 	.variants = "clear-ptes|baseline|no-opt|simple-full|robust-full",
 	.default_iterations = 1000,
 	.iterations_are = "processes",
-	.ref_only_variants = "no-opt|simple-full|robust-full",
 	.arm64_only = true,
 	.run = exit_run,
 };

@@ -44,9 +44,12 @@ struct workload {
 	u64 default_folio_size;
 	u64 default_iterations; /* with RUN_OPT_ITERATIONS */
 	const char *iterations_are; /* what one iteration is ("processes", ...) */
-	const char *variants;   /* "a|b|c", first is the default; NULL: none */
-	/* variants that exist only in the reference backend's code */
-	const char *ref_only_variants;
+	/*
+	 * "a|b|c", first is the default; NULL: none. A variant in the lab's
+	 * table (lab/variants.c) is a set of switches the lab sets before
+	 * the run; any other is the workload's to read from run_params.
+	 */
+	const char *variants;
 	int min_cpus;           /* CPUs it drives (0: 1) */
 	bool arm64_only;        /* models contiguous PTEs only */
 	/* returns 0, or -1 with a one-line reason in err */

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Variants that are kernels: a workload's --variant that names a set of
+ * switches rather than a different experiment. The lab sets them before
+ * the run (lab_switches_for_run); the workload runs the same code for
+ * each and never touches a switch. Variants not in this table are the
+ * workload's own (fuzz's pte-only, reclaim-file's rehot, ...).
+ */
+#include <string.h>
+
+#include "arch/arm64/switches.h"
+#include "lab/switches.h"
+
+static const struct lab_variant {
+	const char *workload, *name;
+	const char *off;                     /* a switch it turns off, or NULL */
+	enum contpte_full_mode full_mode;    /* with exit-clear-ptes off */
+} variants[] = {
+	/* S2 (exit): the kernel since 6.9 is every switch on */
+	{ "exit", "clear-ptes", NULL, CONTPTE_FULL_NONE },
+	{ "exit", "baseline", "contpte", CONTPTE_FULL_NONE },
+	{ "exit", "no-opt", "exit_clear_ptes", CONTPTE_FULL_NONE },
+	{ "exit", "simple-full", "exit_clear_ptes", CONTPTE_FULL_SIMPLE },
+	{ "exit", "robust-full", "exit_clear_ptes", CONTPTE_FULL_ROBUST },
+};
+
+static const struct lab_variant *lookup(const char *workload, const char *variant)
+{
+	if (!workload || !variant)
+		return NULL;
+	for (unsigned int i = 0; i < ARRAY_SIZE(variants); i++)
+		if (!strcmp(variants[i].workload, workload) && !strcmp(variants[i].name, variant))
+			return &variants[i];
+	return NULL;
+}
+
+bool lab_variant_sets_switches(const char *workload, const char *variant)
+{
+	return lookup(workload, variant) != NULL;
+}
+
+/* A full mode, or a ref-only switch turned off, forks only the reference's code. */
+bool lab_variant_ref_only(const char *workload, const char *variant)
+{
+	const struct lab_variant *v = lookup(workload, variant);
+
+	return v && ((v->off && lab_switch_ref_only(v->off)) || v->full_mode != CONTPTE_FULL_NONE);
+}
+
+void lab_switches_for_run(const char *workload, const char *variant,
+			  const char *const *without, int nr_without)
+{
+	const struct lab_variant *v = lookup(workload, variant);
+
+	lab_switches_reset();
+	for (int i = 0; i < nr_without; i++)
+		lab_switch_off(without[i]);
+	if (!v)
+		return;
+	if (v->off)
+		lab_switch_off(v->off);
+	arm64_sw.full_mode = v->full_mode;
+}
