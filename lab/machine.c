@@ -60,8 +60,8 @@ void lab_progress_done(void)
  *   workloads/  exit seeds its generator per run; fuzz per sequence
  *
  * Left alone on purpose: the switches (mm_sw, arm64_sw; lab/switches.c) are the
- * run's configuration, set by the caller (lab_switches_reset then
- * --without) before the workload runs; caches that no run can observe:
+ * run's configuration, set by the caller (lab_switches_for_run: --without
+ * and the variant's) before the workload runs; caches that no run can observe:
  * freed page-table slots (zeroed when reused, hashed by id, not address),
  * loaded kernel backends (kernel/), lab_home()'s path (lab/paths.c).
  */
