@@ -33,9 +33,21 @@ struct arch_ops {
 	pgprot_t (*pte_pgprot)(pte_t pte);
 	pgprot_t (*vm_get_page_prot)(unsigned long vm_flags);
 
-	/* upper levels */
-	u64 (*mk_table)(u64 *table);
+	/*
+	 * Upper levels, read with the kernel's helpers over the arch's own
+	 * bits (arch/pgtable.h wraps them; entries are u64 until pmd_t
+	 * arrives). Four levels, the p4d folded into the pgd.
+	 */
+	u64 (*mk_table)(u64 *table);            /* *_populate's entry */
 	u64 (*mk_pmd_leaf)(u64 pfn, pgprot_t prot);
+	bool (*p4d_bad)(u64 p4d);               /* not a table of PUDs */
+	u64 *(*p4d_pgtable)(u64 p4d);
+	bool (*pud_bad)(u64 pud);               /* not a table of PMDs */
+	u64 *(*pud_pgtable)(u64 pud);
+	bool (*pmd_table)(u64 pmd);             /* a table of PTEs */
+	bool (*pmd_leaf)(u64 pmd);              /* a block mapping a 2M folio */
+	u64 (*pmd_pfn)(u64 pmd);
+	unsigned long (*pmd_page_vaddr)(u64 pmd);
 
 	/* operations on entries: the public PTE API */
 	struct pte_api pte;

@@ -195,16 +195,68 @@ static inline unsigned int pte_batch_hint(pte_t *ptep, pte_t pte)
 }
 
 /*
- * PMD entries (u64 until a pmd_t arrives), with the kernel's helper names
- * over the arch's descriptor format, so core-mm never reads the format.
+ * The upper levels with the kernel's helper names (entries are u64 until
+ * pmd_t arrives), over the arch's own bits, so core-mm never reads the
+ * hardware descriptor format. Four levels; the p4d is folded into the
+ * pgd (include/asm-generic/pgtable-nop4d.h).
  */
+#define PMD_SHIFT 21
+#define PUD_SHIFT 30
+#define PGDIR_SHIFT 39
+#define PTRS_PER_PMD PTRS_PER_PTE
+#define PTRS_PER_PUD PTRS_PER_PTE
+#define PTRS_PER_PGD PTRS_PER_PTE
+
+static inline unsigned long pte_index(unsigned long addr) { return (addr >> PAGE_SHIFT) & (PTRS_PER_PTE - 1); }
+static inline unsigned long pmd_index(unsigned long addr) { return (addr >> PMD_SHIFT) & (PTRS_PER_PMD - 1); }
+static inline unsigned long pud_index(unsigned long addr) { return (addr >> PUD_SHIFT) & (PTRS_PER_PUD - 1); }
+static inline unsigned long pgd_index(unsigned long addr) { return (addr >> PGDIR_SHIFT) & (PTRS_PER_PGD - 1); }
+
+static inline u64 *pgd_offset(struct mm_struct *mm, unsigned long addr) { return mm->pgd + pgd_index(addr); }
+static inline u64 *p4d_offset(u64 *pgd, unsigned long addr) { (void)addr; return pgd; }
+
+static inline bool p4d_none(u64 p4d) { return !p4d; }
+static inline bool p4d_bad(u64 p4d) { return arch->p4d_bad(p4d); }
+static inline u64 *p4d_pgtable(u64 p4d) { return arch->p4d_pgtable(p4d); }
+static inline u64 *pud_offset(u64 *p4d, unsigned long addr) { return p4d_pgtable(*p4d) + pud_index(addr); }
+
+static inline bool pud_none(u64 pud) { return !pud; }
+static inline bool pud_bad(u64 pud) { return arch->pud_bad(pud); }
+static inline u64 *pud_pgtable(u64 pud) { return arch->pud_pgtable(pud); }
+static inline u64 *pmd_offset(u64 *pud, unsigned long addr) { return pud_pgtable(*pud) + pmd_index(addr); }
+
 static inline bool pmd_none(u64 pmd) { return !pmd; }
 /* a table of PTEs below (arm64's pmd_table(); generically !pmd_leaf) */
-static inline bool pmd_table(u64 pmd) { return pmd && arch->fmt->desc_table(pmd, 2); }
+static inline bool pmd_table(u64 pmd) { return pmd && arch->pmd_table(pmd); }
 /* a 2M block mapping a folio */
-static inline bool pmd_leaf(u64 pmd) { return pmd && arch->fmt->desc_leaf(pmd, 2); }
-static inline u64 pmd_pfn(u64 pmd) { return arch->fmt->desc_pfn(pmd); }
+static inline bool pmd_leaf(u64 pmd) { return pmd && arch->pmd_leaf(pmd); }
+static inline u64 pmd_pfn(u64 pmd) { return arch->pmd_pfn(pmd); }
 static inline u64 pfn_pmd(u64 pfn, pgprot_t prot) { return arch->mk_pmd_leaf(pfn, prot); }
+static inline unsigned long pmd_page_vaddr(u64 pmd) { return arch->pmd_page_vaddr(pmd); }
+
+static inline pte_t *pte_offset_kernel(u64 *pmd, unsigned long addr)
+{
+	return (pte_t *)pmd_page_vaddr(*pmd) + pte_index(addr);
+}
+
+/* Install a next-level table (not counted: table setup is no PTE traffic). */
+static inline void p4d_populate(struct mm_struct *mm, u64 *p4d, u64 *pud)
+{
+	(void)mm;
+	*p4d = arch->mk_table(pud);
+}
+
+static inline void pud_populate(struct mm_struct *mm, u64 *pud, u64 *pmd)
+{
+	(void)mm;
+	*pud = arch->mk_table(pmd);
+}
+
+static inline void pmd_populate(struct mm_struct *mm, u64 *pmd, pte_t *pte)
+{
+	(void)mm;
+	*pmd = arch->mk_table(&pte->pte);
+}
 
 static inline void set_pmd_at(struct mm_struct *mm, unsigned long addr, u64 *pmdp, u64 pmd)
 {

@@ -16,21 +16,41 @@
 #include "hw/phys.h"
 #include "mm/mm.h"
 
-static void count_table(u64 *table, int level, int *maps, int *pmd_maps, u8 *dirty)
+/* Mappings and dirty state of one PTE table. */
+static void count_ptes(pte_t *pte, int *maps, u8 *dirty)
 {
-	const struct hw_mmu_fmt *fmt = arch->fmt;
-
 	for (int i = 0; i < PTRS_PER_PTE; i++) {
-		u64 d = table[i];
+		pte_t entry = pte[i];
 
-		if (level < 3 && fmt->desc_table(d, level)) {
-			count_table(fmt->table_addr(d), level + 1, maps, pmd_maps, dirty);
-		} else if (level == 2 && fmt->desc_leaf(d, 2)) {
-			pmd_maps[fmt->desc_pfn(d)]++;
-		} else if (level == 3 && d && fmt->desc_pfn(d) < max_pfn) {
-			maps[fmt->desc_pfn(d)]++;
-			if (fmt->desc_leaf(d, 3) && hw_cont_gather_dirty(&table[i]))
-				dirty[fmt->desc_pfn(d)] = 1;
+		if (pte_none(entry) || pte_pfn(entry) >= max_pfn)
+			continue;
+		maps[pte_pfn(entry)]++;
+		if (pte_present(entry) && hw_cont_gather_dirty(&pte[i].pte))
+			dirty[pte_pfn(entry)] = 1;
+	}
+}
+
+/* Every entry of an mm's tables, read without counting events. */
+static void count_mm(struct mm_struct *mm, int *maps, int *pmd_maps, u8 *dirty)
+{
+	for (int i = 0; i < PTRS_PER_PGD; i++) {
+		u64 *p4d = p4d_offset(&mm->pgd[i], (unsigned long)i << PGDIR_SHIFT);
+
+		if (p4d_none(*p4d) || p4d_bad(*p4d))
+			continue;
+		for (int j = 0; j < PTRS_PER_PUD; j++) {
+			u64 pud = p4d_pgtable(*p4d)[j];
+
+			if (pud_none(pud) || pud_bad(pud))
+				continue;
+			for (int k = 0; k < PTRS_PER_PMD; k++) {
+				u64 pmd = pud_pgtable(pud)[k];
+
+				if (pmd_table(pmd))
+					count_ptes((pte_t *)pmd_page_vaddr(pmd), maps, dirty);
+				else if (pmd_leaf(pmd))
+					pmd_maps[pmd_pfn(pmd)]++;
+			}
 		}
 	}
 }
@@ -51,30 +71,38 @@ static void check_written(u64 pfn, const u8 *dirty, int *reported)
 			     (unsigned long long)pfn);
 }
 
-/* Pages mapped by the present entries under table: PTEs, and PMD leaves whole. */
-static u64 count_present(const u64 *table, int level)
-{
-	const struct hw_mmu_fmt *fmt = arch->fmt;
-	u64 n = 0;
-
-	for (int i = 0; i < PTRS_PER_PTE; i++) {
-		u64 d = table[i];
-
-		if (!d)
-			continue;
-		if (level < 3 && fmt->desc_table(d, level))
-			n += count_present(fmt->table_addr(d), level + 1);
-		else if (level == 2 && fmt->desc_leaf(d, 2))
-			n += 1UL << PMD_ORDER;
-		else if (level == 3 && arch->pte_present(__pte(d)))
-			n++;
-	}
-	return n;
-}
-
+/* Pages mapped by the present entries of an mm: PTEs, and PMD leaves whole. */
 u64 mm_count_present_pages(const struct mm_struct *mm)
 {
-	return mm->pgd ? count_present(mm->pgd, 0) : 0;
+	u64 n = 0;
+
+	if (!mm->pgd)
+		return 0;
+	for (int i = 0; i < PTRS_PER_PGD; i++) {
+		u64 p4d = mm->pgd[i];
+
+		if (p4d_none(p4d) || p4d_bad(p4d))
+			continue;
+		for (int j = 0; j < PTRS_PER_PUD; j++) {
+			u64 pud = p4d_pgtable(p4d)[j];
+
+			if (pud_none(pud) || pud_bad(pud))
+				continue;
+			for (int k = 0; k < PTRS_PER_PMD; k++) {
+				u64 pmd = pud_pgtable(pud)[k];
+
+				if (pmd_table(pmd)) {
+					pte_t *pte = (pte_t *)pmd_page_vaddr(pmd);
+
+					for (int l = 0; l < PTRS_PER_PTE; l++)
+						n += !pte_none(pte[l]) && pte_present(pte[l]);
+				} else if (pmd_leaf(pmd)) {
+					n += 1UL << PMD_ORDER;
+				}
+			}
+		}
+	}
+	return n;
 }
 
 /* mm->rss, kept by the fault, zap, fork and unmap paths, against a walk. */
@@ -96,7 +124,7 @@ void mm_check_invariants(struct mm_struct *mm)
 
 	(void)mm;
 	for (struct mm_struct *m = mm_list; m; m = m->next_mm) {
-		count_table(m->pgd, 0, maps, pmd_maps, dirty);
+		count_mm(m, maps, pmd_maps, dirty);
 		mm_check_rss(m);
 	}
 	for (u64 pfn = 0; pfn < max_pfn;) {

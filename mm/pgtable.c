@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Mirrors 7.3: mm/memory.c (__pte_alloc, free_pgtables), include/linux/mm.h
+ * Mirrors 7.3: mm/memory.c (__pud_alloc, __pmd_alloc, __pte_alloc, free_pgtables,
+ * free_pgd_range and its free_*_range), include/linux/mm.h
  * (pte_offset_map_lock).
  */
 /*
@@ -11,29 +12,32 @@
 #include "hw/pgtable_mem.h"
 #include "mm/mm.h"
 
-static inline unsigned int pt_index(unsigned long va, int level)
-{
-	return (va >> (39 - 9 * level)) & (PTRS_PER_PTE - 1);
-}
-
+/*
+ * The walk down to a PMD entry (mm/memory.c's __pud_alloc/__pmd_alloc on
+ * the way when allocating, as pud_alloc/pmd_alloc do for a fault).
+ */
 static u64 *walk(struct mm_struct *mm, unsigned long addr, bool alloc)
 {
-	u64 *table = mm->pgd;
+	u64 *p4d = p4d_offset(pgd_offset(mm, addr), addr), *pud;
 
-	for (int level = 0; level < 2; level++) {
-		u64 *slot = &table[pt_index(addr, level)];
-
-		if (!arch->fmt->desc_table(*slot, level)) {
-			if (!alloc)
-				return NULL;
-			u64 *next = hw_pt_alloc(level + 1);
-
-			mm->pgtables_bytes += PAGE_SIZE;
-			*slot = arch->mk_table(next);
-		}
-		table = arch->fmt->table_addr(*slot);
+	if (p4d_none(*p4d)) {
+		if (!alloc)
+			return NULL;
+		mm->pgtables_bytes += PAGE_SIZE;
+		p4d_populate(mm, p4d, hw_pt_alloc(1));
 	}
-	return &table[pt_index(addr, 2)];
+	if (p4d_bad(*p4d))
+		return NULL;
+	pud = pud_offset(p4d, addr);
+	if (pud_none(*pud)) {
+		if (!alloc)
+			return NULL;
+		mm->pgtables_bytes += PAGE_SIZE;
+		pud_populate(mm, pud, hw_pt_alloc(2));
+	}
+	if (pud_bad(*pud))
+		return NULL;
+	return pmd_offset(pud, addr);
 }
 
 u64 *pmd_alloc_walk(struct mm_struct *mm, unsigned long addr)
@@ -46,24 +50,23 @@ u64 *pmd_walk(struct mm_struct *mm, unsigned long addr)
 	return walk(mm, addr, false);
 }
 
+/* __pte_alloc: a PTE table under an empty PMD; NULL under a PMD leaf. */
 pte_t *pte_alloc_map(struct mm_struct *mm, u64 *pmdp)
 {
-	if (!*pmdp) {
-		u64 *pte_table = hw_pt_alloc(3);
-
+	if (pmd_none(*pmdp)) {
 		mm->pgtables_bytes += PAGE_SIZE;
-		*pmdp = arch->mk_table(pte_table);
+		pmd_populate(mm, pmdp, (pte_t *)hw_pt_alloc(3));
 	}
-	if (!arch->fmt->desc_table(*pmdp, 2))
+	if (!pmd_table(*pmdp))
 		return NULL; /* a PMD leaf */
-	return (pte_t *)arch->fmt->table_addr(*pmdp);
+	return (pte_t *)pmd_page_vaddr(*pmdp);
 }
 
 pte_t *pte_offset_map(u64 *pmdp, unsigned long addr)
 {
-	if (!arch->fmt->desc_table(*pmdp, 2))
+	if (!pmd_table(*pmdp))
 		return NULL;
-	return (pte_t *)arch->fmt->table_addr(*pmdp) + pt_index(addr, 3);
+	return pte_offset_kernel(pmdp, addr);
 }
 
 /* The split PTE lock: one acquisition per table visit, as in the kernel. */
@@ -97,39 +100,88 @@ static bool table_empty(const u64 *table)
 }
 
 /*
- * Free tables left empty under [floor, ceiling): their descriptors are
- * cleared now, the pages freed by the gather after the TLB flush, since a
- * walker may still hold them (tlb_remove_table).
+ * Free tables left empty under [floor, ceiling) (free_pgd_range and its
+ * free_p4d/pud/pmd_range): their entries are cleared now, the pages freed
+ * by the gather after the TLB flush, since a walker may still hold them
+ * (tlb_remove_table). Only tables wholly inside the range may go.
  */
-static bool free_level(struct mmu_gather *tlb, u64 *table, int level,
-		       unsigned long base, unsigned long floor,
-		       unsigned long ceiling)
+static bool span_inside(unsigned long start, unsigned long end, unsigned long floor,
+			unsigned long ceiling)
 {
-	unsigned long span = 1UL << (39 - 9 * level);
+	return start >= floor && end <= ceiling;
+}
 
-	for (int i = 0; i < PTRS_PER_PTE; i++) {
-		unsigned long start = base + i * span, end = start + span;
-		u64 d = table[i];
+static bool span_outside(unsigned long start, unsigned long end, unsigned long floor,
+			 unsigned long ceiling)
+{
+	return end <= floor || start >= ceiling || end < start;
+}
 
-		if (end <= floor || start >= ceiling || end < start)
+static void free_pte_range(struct mmu_gather *tlb, u64 *pmd, unsigned long addr)
+{
+	u64 *table = (u64 *)pmd_page_vaddr(*pmd);
+
+	*pmd = 0;
+	tlb->mm->pgtables_bytes -= PAGE_SIZE;
+	tlb_remove_table(tlb, table, addr);
+}
+
+static bool free_pmd_range(struct mmu_gather *tlb, u64 *pmds, unsigned long base,
+			   unsigned long floor, unsigned long ceiling)
+{
+	for (int i = 0; i < PTRS_PER_PMD; i++) {
+		unsigned long start = base + ((unsigned long)i << PMD_SHIFT), end = start + (1UL << PMD_SHIFT);
+
+		if (span_outside(start, end, floor, ceiling) || !pmd_table(pmds[i]))
 			continue;
-		if (!arch->fmt->desc_table(d, level))
+		if (table_empty((u64 *)pmd_page_vaddr(pmds[i])) && span_inside(start, end, floor, ceiling))
+			free_pte_range(tlb, &pmds[i], start);
+	}
+	return table_empty(pmds);
+}
+
+static bool free_pud_range(struct mmu_gather *tlb, u64 *puds, unsigned long base,
+			   unsigned long floor, unsigned long ceiling)
+{
+	for (int i = 0; i < PTRS_PER_PUD; i++) {
+		unsigned long start = base + ((unsigned long)i << PUD_SHIFT), end = start + (1UL << PUD_SHIFT);
+
+		if (span_outside(start, end, floor, ceiling) || pud_none(puds[i]) || pud_bad(puds[i]))
 			continue;
-		u64 *next = arch->fmt->table_addr(d);
-		bool empty = level + 1 == 3 ? table_empty(next)
-					    : free_level(tlb, next, level + 1, start, floor, ceiling);
-		/* only tables wholly inside the range may go */
-		if (empty && start >= floor && end <= ceiling) {
-			table[i] = 0;
+		u64 *pmds = pud_pgtable(puds[i]);
+
+		if (free_pmd_range(tlb, pmds, start, floor, ceiling) &&
+		    span_inside(start, end, floor, ceiling)) {
+			puds[i] = 0;
 			tlb->mm->pgtables_bytes -= PAGE_SIZE;
-			tlb_remove_table(tlb, next, start);
+			tlb_remove_table(tlb, pmds, start);
 		}
 	}
-	return table_empty(table);
+	return table_empty(puds);
+}
+
+static void free_pgd_range(struct mmu_gather *tlb, u64 *pgd, unsigned long floor,
+			   unsigned long ceiling)
+{
+	for (int i = 0; i < PTRS_PER_PGD; i++) {
+		unsigned long start = (unsigned long)i << PGDIR_SHIFT, end = start + (1UL << PGDIR_SHIFT);
+		u64 *p4d = p4d_offset(&pgd[i], start);
+
+		if (span_outside(start, end, floor, ceiling) || p4d_none(*p4d) || p4d_bad(*p4d))
+			continue;
+		u64 *puds = p4d_pgtable(*p4d);
+
+		if (free_pud_range(tlb, puds, start, floor, ceiling) &&
+		    span_inside(start, end, floor, ceiling)) {
+			*p4d = 0;
+			tlb->mm->pgtables_bytes -= PAGE_SIZE;
+			tlb_remove_table(tlb, puds, start);
+		}
+	}
 }
 
 void free_pgtables(struct mmu_gather *tlb, struct mm_struct *mm,
 		   unsigned long floor, unsigned long ceiling)
 {
-	free_level(tlb, mm->pgd, 0, 0, floor, ceiling);
+	free_pgd_range(tlb, mm->pgd, floor, ceiling);
 }

@@ -35,8 +35,13 @@
 #define PTE_PRESENT_INVALID PTE_NG /* only when !PTE_VALID */
 
 /* Table and block descriptors of the upper levels */
+#define PMD_TYPE_MASK (3ULL << 0)
 #define PMD_TYPE_TABLE (3ULL << 0)
 #define PMD_TYPE_SECT (1ULL << 0)
+#define PUD_TYPE_MASK (3ULL << 0)
+#define PUD_TYPE_TABLE (3ULL << 0)
+#define P4D_TYPE_MASK (3ULL << 0)
+#define P4D_TYPE_TABLE (3ULL << 0)
 
 #define CONT_PTE_SHIFT (4 + PAGE_SHIFT)
 #define CONT_PTES (1 << (CONT_PTE_SHIFT - PAGE_SHIFT))

@@ -900,6 +900,16 @@ static u64 mk_pmd_leaf(u64 pfn, pgprot_t prot)
 	return ((pfn << PAGE_SHIFT) | pgprot_val(prot)) & ~PTE_TABLE_BIT & ~PTE_CONT;
 }
 
+/* asm/pgtable.h's upper-level helpers (4 levels, 4K: __va is the identity here) */
+static bool a_p4d_bad(u64 p4d) { return (p4d & P4D_TYPE_MASK) != P4D_TYPE_TABLE; }
+static u64 *a_p4d_pgtable(u64 p4d) { return (u64 *)(uintptr_t)(p4d & PTE_ADDR_LOW); }
+static bool a_pud_bad(u64 pud) { return (pud & PUD_TYPE_MASK) != PUD_TYPE_TABLE; }
+static u64 *a_pud_pgtable(u64 pud) { return (u64 *)(uintptr_t)(pud & PTE_ADDR_LOW); }
+static bool a_pmd_table(u64 pmd) { return (pmd & PMD_TYPE_MASK) == PMD_TYPE_TABLE; }
+static bool a_pmd_leaf(u64 pmd) { return pte_present(__pte(pmd)) && !a_pmd_table(pmd); }
+static u64 a_pmd_pfn(u64 pmd) { return (pmd & PTE_ADDR_LOW & ~(SZ_2M - 1)) >> PAGE_SHIFT; }
+static unsigned long a_pmd_page_vaddr(u64 pmd) { return (unsigned long)(pmd & PTE_ADDR_LOW); }
+
 #define REF_API {                                                  \
 	.ptep_get = ptep_get,                                       \
 	.ptep_get_lockless = ptep_get_lockless,                     \
@@ -1026,6 +1036,14 @@ const struct arch_ops arch_arm64_ops = {
 	.vm_get_page_prot = vm_get_page_prot,
 	.mk_table = mk_table,
 	.mk_pmd_leaf = mk_pmd_leaf,
+	.p4d_bad = a_p4d_bad,
+	.p4d_pgtable = a_p4d_pgtable,
+	.pud_bad = a_pud_bad,
+	.pud_pgtable = a_pud_pgtable,
+	.pmd_table = a_pmd_table,
+	.pmd_leaf = a_pmd_leaf,
+	.pmd_pfn = a_pmd_pfn,
+	.pmd_page_vaddr = a_pmd_page_vaddr,
 	.pte = REF_API,
 	.flush_tlb_range = flush_tlb_range,
 	.flush_tlb_mm = flush_tlb_mm,

@@ -60,6 +60,18 @@ static u64 x_mk_pmd_leaf(u64 pfn, pgprot_t prot)
 	return (pfn << PAGE_SHIFT) | pgprot_val(prot) | _PAGE_PSE;
 }
 
+/*
+ * The upper levels (asm/pgtable.h): a table entry is present without
+ * _PAGE_PSE (*_bad tests its flags), a leaf has _PAGE_PSE.
+ */
+static bool x_table(u64 d) { return (d & _PAGE_PRESENT) && !(d & _PAGE_PSE); }
+static bool x_p4d_bad(u64 p4d) { return !x_table(p4d); }
+static bool x_pud_bad(u64 pud) { return !x_table(pud); }
+static u64 *x_pgtable(u64 d) { return (u64 *)(uintptr_t)(d & PTE_PFN_MASK); }
+static bool x_pmd_leaf(u64 pmd) { return pmd & _PAGE_PSE; }
+static u64 x_pmd_pfn(u64 pmd) { return (pmd & PTE_PFN_MASK & ~(SZ_2M - 1)) >> PAGE_SHIFT; }
+static unsigned long x_pmd_page_vaddr(u64 pmd) { return (unsigned long)(pmd & PTE_PFN_MASK); }
+
 static pte_t x_ptep_get(pte_t *ptep)
 {
 	hw_count(EV_pte_read, 1);
@@ -268,6 +280,14 @@ const struct arch_ops arch_x86_ops = {
 	.vm_get_page_prot = x_vm_get_page_prot,
 	.mk_table = x_mk_table,
 	.mk_pmd_leaf = x_mk_pmd_leaf,
+	.p4d_bad = x_p4d_bad,
+	.p4d_pgtable = x_pgtable,
+	.pud_bad = x_pud_bad,
+	.pud_pgtable = x_pgtable,
+	.pmd_table = x_table,
+	.pmd_leaf = x_pmd_leaf,
+	.pmd_pfn = x_pmd_pfn,
+	.pmd_page_vaddr = x_pmd_page_vaddr,
 	.pte = {
 		.ptep_get = x_ptep_get,
 		.ptep_get_lockless = x_ptep_get,
