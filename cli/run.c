@@ -80,7 +80,8 @@ void run_spec_defaults(struct run_spec *s, const struct workload *w)
 	s->p.tlb_ways = 5;
 	s->p.tlbi_range = false;
 	s->p.hafdbs = true;
-	s->p.lru = "mglru";
+	/* only a workload that reads --lru runs an LRU choice; the others run classic */
+	s->p.lru = w && (w->opts & RUN_OPT_LRU) ? "mglru" : NULL;
 	s->timeout_s = DEFAULT_TIMEOUT_S;
 }
 
@@ -189,7 +190,8 @@ int run_spec_validate(struct run_spec *s, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	if (!p->lru || (strcmp(p->lru, "mglru") && strcmp(p->lru, "classic"))) {
+	if ((w->opts & RUN_OPT_LRU) &&
+	    (!p->lru || (strcmp(p->lru, "mglru") && strcmp(p->lru, "classic")))) {
 		snprintf(err, errlen, "--lru takes mglru or classic");
 		return -1;
 	}

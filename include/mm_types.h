@@ -9,6 +9,8 @@
 #include "include/pte_types.h"
 
 struct address_space;
+struct anon_vma;
+struct mmu_notifier_subscriptions;
 
 /* The split PTE lock of a page-table page; the lab counts who holds it. */
 typedef int spinlock_t;
@@ -28,6 +30,8 @@ struct mm_struct {
 	int nr_vmas;
 	bool fullmm_teardown;          /* exit_mmap in progress */
 	struct mm_struct *next_mm;     /* all live mms, for invariant sweeps */
+	/* secondary MMUs (KVM) following this mm; NULL: none */
+	struct mmu_notifier_subscriptions *notifier_subscriptions;
 };
 
 #define VM_READ 0x1UL
@@ -46,6 +50,14 @@ struct vm_area_struct {
 	unsigned long vm_pgoff;
 	int folio_order;                       /* mTHP size for faults */
 	bool pmd_mappable;                     /* 2M folios may be PMD-mapped */
+	/*
+	 * The anon_vma new anonymous folios of this VMA point to, and every
+	 * anon_vma whose folios it may map (its anon_vma_chain: its own and,
+	 * after fork, its ancestors').
+	 */
+	struct anon_vma *anon_vma;
+	struct anon_vma **anon_vma_chain;
+	int nr_anon_vma_chain;
 };
 
 #endif

@@ -37,6 +37,7 @@ void address_space_destroy(struct address_space *mapping)
 			lru_del_folio(folio);
 		filemap_remove_folio(folio);
 	}
+	vma_interval_tree_destroy(&mapping->i_mmap);
 	free(mapping->cache);
 	free(mapping);
 }
@@ -103,16 +104,12 @@ struct vm_area_struct *mmap_file(struct mm_struct *mm, unsigned long addr,
 				 unsigned long len, struct address_space *mapping,
 				 u64 pgoff, unsigned long vm_flags)
 {
-	struct vm_area_struct *vma;
-
-	if (mapping->nr_mmap == I_MMAP_MAX)
-		return NULL;
-	vma = mmap_anon(mm, addr, len, vm_flags | VM_SHARED, 0, false);
+	struct vm_area_struct *vma = mmap_anon(mm, addr, len, vm_flags | VM_SHARED, 0, false);
 	if (!vma)
 		return NULL;
 	vma->vm_file_mapping = mapping;
 	vma->vm_pgoff = pgoff;
-	mapping->i_mmap[mapping->nr_mmap++] = vma;
+	vma_interval_tree_insert(vma, &mapping->i_mmap);
 	return vma;
 }
 

@@ -9,16 +9,14 @@
 
 #include "include/mm_types.h"
 #include "include/page.h"
-
-#define I_MMAP_MAX 64
+#include "mm/interval_tree.h"
 
 struct address_space {
 	struct folio **cache;  /* one slot per file page, the folio's head */
 	u64 nr_pages;          /* file size in pages */
 	unsigned int order;    /* folio order readahead allocates */
 	long nrpages;          /* pages cached */
-	struct vm_area_struct *i_mmap[I_MMAP_MAX];
-	int nr_mmap;
+	struct rb_root_cached i_mmap; /* the VMAs mapping the file */
 };
 
 struct address_space *address_space_create(u64 size, unsigned int order);

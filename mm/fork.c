@@ -18,6 +18,7 @@
 #include "mm/switches.h"
 #include "hw/host.h"
 #include "mm/mm.h"
+#include "mm/rmap.h"
 
 static int copy_present_ptes(struct vm_area_struct *dst_vma,
 			     struct vm_area_struct *src_vma, pte_t *dst_pte,
@@ -99,11 +100,10 @@ struct mm_struct *dup_mm(struct mm_struct *oldmm)
 	struct vm_area_struct **link = &mm->mmap;
 
 	for (struct vm_area_struct *v = oldmm->mmap; v; v = v->vm_next) {
-		struct vm_area_struct *n = host_malloc(sizeof(*n), "a VMA");
+		struct vm_area_struct *n = vm_area_dup(v);
 
-		memcpy(n, v, sizeof(*n));
 		n->vm_mm = mm;
-		n->vm_next = NULL;
+		anon_vma_fork(n, v);
 		*link = n;
 		link = &n->vm_next;
 		mm->nr_vmas++;

@@ -126,7 +126,7 @@ void folio_add_lru_vma(struct folio *folio, struct vm_area_struct *vma)
 void lru_del_folio(struct folio *folio)
 {
 	if (folio->page.gen)
-		lru_gen_del_folio(folio);
+		lru_gen_del_folio(folio_lruvec(folio), folio, false);
 	else
 		lruvec_del_folio(&root_lruvec, folio);
 }
@@ -135,7 +135,7 @@ void lru_del_folio(struct folio *folio)
 void folio_add_lru_locked(struct folio *folio)
 {
 	if (lru_gen_enabled && !folio_test_unevictable(folio))
-		lru_gen_add_folio(folio, false);
+		lru_gen_add_folio(folio_lruvec(folio), folio, false);
 	else
 		lruvec_add_folio(&root_lruvec, folio);
 }

@@ -14,13 +14,34 @@ enum lru_list {
 	NR_LRU_LISTS
 };
 
+#define MAX_NR_GENS 4
+
+/* The multi-gen LRU's state of one lruvec (file type only: the workloads reclaim file). */
+struct lru_gen_folio {
+	u64 max_seq;
+	u64 min_seq;
+	u32 head[MAX_NR_GENS], tail[MAX_NR_GENS];
+	long nr_pages[MAX_NR_GENS];
+	/* the Bloom filter of PMD tables worth walking next aging (lru_gen_mm_state's) */
+	u64 *filter[2];
+	u64 filter_seq[2];
+};
+
 struct lruvec {
 	u32 head[NR_LRU_LISTS], tail[NR_LRU_LISTS];
 	long nr_pages[NR_LRU_LISTS];
 	unsigned int add_batch; /* folios added since the lock was last taken */
+	struct lru_gen_folio lrugen;
 };
 
+/* The lab has one node and one memcg: every folio's lruvec is this one. */
 extern struct lruvec root_lruvec;
+
+static inline struct lruvec *folio_lruvec(const struct folio *folio)
+{
+	(void)folio;
+	return &root_lruvec;
+}
 
 void lruvec_init(struct lruvec *lruvec);
 enum lru_list folio_lru_list(const struct folio *folio);

@@ -15,13 +15,8 @@
 #include "hw/cpu.h"
 #include "mm/filemap.h"
 #include "mm/mm.h"
+#include "mm/rmap.h"
 
-static inline unsigned long pmd_addr_end(unsigned long addr, unsigned long end)
-{
-	unsigned long boundary = (addr + SZ_2M) & ~(SZ_2M - 1);
-
-	return boundary - 1 < end - 1 ? boundary : end;
-}
 
 static bool pte_range_none(pte_t *ptep, int nr)
 {
@@ -71,6 +66,7 @@ static int do_anonymous_page(struct vm_area_struct *vma, unsigned long addr,
 	if (nr > 1)
 		folio_ref_add(folio, nr - 1);
 	mm->rss += nr;
+	anon_vma_prepare(vma); /* vmf_anon_prepare() */
 	folio_add_new_anon_rmap(folio, vma, addr);
 	folio_add_lru_vma(folio, vma);
 	entry = pte_mkyoung(pfn_pte(folio_pfn(folio), vma->vm_page_prot));
@@ -91,6 +87,7 @@ static int do_huge_pmd_anonymous_page(struct vm_area_struct *vma,
 	if (!folio)
 		return -1;
 	hw_count(EV_lock_acquire, 1);
+	anon_vma_prepare(vma); /* vmf_anon_prepare() */
 	folio_add_new_anon_rmap(folio, vma, ALIGN_DOWN(addr, SZ_2M));
 	if (vma->vm_flags & VM_LOCKED) {
 		folio_set_mlocked(folio);
@@ -140,6 +137,7 @@ static int do_wp_page(struct vm_area_struct *vma, unsigned long addr,
 		pte_unmap_unlock(ptep, ptl);
 		return -1;
 	}
+	anon_vma_prepare(vma); /* vmf_anon_prepare() */
 	folio_add_new_anon_rmap(new, vma, addr);
 	folio_add_lru_vma(new, vma);
 	entry = pte_mkyoung(pte_mkdirty(pte_mkwrite(pfn_pte(folio_pfn(new), vma->vm_page_prot))));

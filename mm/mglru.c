@@ -18,10 +18,12 @@
 #include "hw/pgtable_mem.h"
 #include "mm/filemap.h"
 #include "mm/lru.h"
+#include "include/sched.h"
+#include "mm/mmu_notifier.h"
 #include "mm/pagewalk.h"
 #include "mm/reclaim.h"
+#include "mm/rmap.h"
 
-struct lru_gen_folio lrugen;
 bool lru_gen_enabled;
 
 #define BLOOM_WORDS ((1UL << BLOOM_FILTER_SHIFT) / 64)
@@ -41,74 +43,82 @@ static inline int folio_lru_gen(const struct folio *folio)
 
 void lru_gen_init(void)
 {
+	struct lru_gen_folio *lrugen = &root_lruvec.lrugen;
+
 	lru_gen_exit();
-	memset(&lrugen, 0, sizeof(lrugen));
+	memset(lrugen, 0, sizeof(*lrugen));
 	for (int g = 0; g < MAX_NR_GENS; g++)
-		lrugen.head[g] = lrugen.tail[g] = NULL_PFN;
-	lrugen.max_seq = MIN_NR_GENS + 1;
-	lrugen.min_seq = lrugen.max_seq - MIN_NR_GENS;
+		lrugen->head[g] = lrugen->tail[g] = NULL_PFN;
+	lrugen->max_seq = MIN_NR_GENS + 1;
+	lrugen->min_seq = lrugen->max_seq - MIN_NR_GENS;
 	for (int i = 0; i < 2; i++)
-		lrugen.filter_seq[i] = ~0ULL;
+		lrugen->filter_seq[i] = ~0ULL;
 }
 
 void lru_gen_exit(void)
 {
+	struct lru_gen_folio *lrugen = &root_lruvec.lrugen;
+
 	for (int i = 0; i < 2; i++) {
-		free(lrugen.filter[i]);
-		lrugen.filter[i] = NULL;
+		free(lrugen->filter[i]);
+		lrugen->filter[i] = NULL;
 	}
 }
 
-static void list_link_head(int g, struct folio *folio)
+static void list_link_head(struct lruvec *lruvec, int g, struct folio *folio)
 {
+	struct lru_gen_folio *lrugen = &lruvec->lrugen;
 	u32 pfn = (u32)folio_pfn(folio);
 	struct page *p = &folio->page;
 
 	p->lru_prev = NULL_PFN;
-	p->lru_next = lrugen.head[g];
-	if (lrugen.head[g] != NULL_PFN)
-		mem_map[lrugen.head[g]].lru_prev = pfn;
+	p->lru_next = lrugen->head[g];
+	if (lrugen->head[g] != NULL_PFN)
+		mem_map[lrugen->head[g]].lru_prev = pfn;
 	else
-		lrugen.tail[g] = pfn;
-	lrugen.head[g] = pfn;
+		lrugen->tail[g] = pfn;
+	lrugen->head[g] = pfn;
 	p->private_ = (u32)g + 1;
-	lrugen.nr_pages[g] += folio_nr_pages(folio);
+	lrugen->nr_pages[g] += folio_nr_pages(folio);
 }
 
-static void list_unlink(struct folio *folio)
+static void list_unlink(struct lruvec *lruvec, struct folio *folio)
 {
+	struct lru_gen_folio *lrugen = &lruvec->lrugen;
 	struct page *p = &folio->page;
 	int g = (int)p->private_ - 1;
 
 	if (p->lru_prev != NULL_PFN)
 		mem_map[p->lru_prev].lru_next = p->lru_next;
 	else
-		lrugen.head[g] = p->lru_next;
+		lrugen->head[g] = p->lru_next;
 	if (p->lru_next != NULL_PFN)
 		mem_map[p->lru_next].lru_prev = p->lru_prev;
 	else
-		lrugen.tail[g] = p->lru_prev;
+		lrugen->tail[g] = p->lru_prev;
 	p->lru_next = p->lru_prev = NULL_PFN;
 	p->private_ = 0;
-	lrugen.nr_pages[g] -= folio_nr_pages(folio);
+	lrugen->nr_pages[g] -= folio_nr_pages(folio);
 }
 
 /* New file folios start in the oldest generation; activated ones in the youngest. */
-void lru_gen_add_folio(struct folio *folio, bool reclaiming)
+void lru_gen_add_folio(struct lruvec *lruvec, struct folio *folio, bool reclaiming)
 {
-	u64 seq = folio_test_active(folio) ? lrugen.max_seq : lrugen.min_seq;
+	struct lru_gen_folio *lrugen = &lruvec->lrugen;
+	u64 seq = folio_test_active(folio) ? lrugen->max_seq : lrugen->min_seq;
 	int g = lru_gen_from_seq(seq);
 
 	(void)reclaiming;
 	folio_clear_active(folio);
 	folio->page.gen = (u8)(g + 1);
-	list_link_head(g, folio);
+	list_link_head(lruvec, g, folio);
 	folio_set_lru(folio);
 }
 
-void lru_gen_del_folio(struct folio *folio)
+void lru_gen_del_folio(struct lruvec *lruvec, struct folio *folio, bool reclaiming)
 {
-	list_unlink(folio);
+	(void)reclaiming;
+	list_unlink(lruvec, folio);
 	folio->page.gen = 0;
 	folio_clear_lru(folio);
 }
@@ -136,40 +146,43 @@ static void bloom_keys(const void *item, u64 key[2])
 	key[1] = (h >> 40) & ((1UL << BLOOM_FILTER_SHIFT) - 1);
 }
 
-static void reset_bloom_filter(u64 seq)
+static void reset_bloom_filter(struct lruvec *lruvec, u64 seq)
 {
+	struct lru_gen_folio *lrugen = &lruvec->lrugen;
 	int i = (int)(seq % 2);
 
-	if (!lrugen.filter[i])
-		lrugen.filter[i] = host_calloc(BLOOM_WORDS, sizeof(u64), "the MGLRU Bloom filter");
+	if (!lrugen->filter[i])
+		lrugen->filter[i] = host_calloc(BLOOM_WORDS, sizeof(u64), "the MGLRU Bloom filter");
 	else
-		memset(lrugen.filter[i], 0, BLOOM_WORDS * sizeof(u64));
-	lrugen.filter_seq[i] = seq;
+		memset(lrugen->filter[i], 0, BLOOM_WORDS * sizeof(u64));
+	lrugen->filter_seq[i] = seq;
 }
 
-void update_bloom_filter(u64 seq, const void *pmd)
+void update_bloom_filter(struct lruvec *lruvec, u64 seq, const void *pmd)
 {
+	struct lru_gen_folio *lrugen = &lruvec->lrugen;
 	int i = (int)(seq % 2);
 	u64 key[2];
 
-	if (lrugen.filter_seq[i] != seq || !lrugen.filter[i])
+	if (lrugen->filter_seq[i] != seq || !lrugen->filter[i])
 		return;
 	bloom_keys(pmd, key);
 	for (int k = 0; k < 2; k++)
-		lrugen.filter[i][key[k] / 64] |= 1ULL << (key[k] % 64);
+		lrugen->filter[i][key[k] / 64] |= 1ULL << (key[k] % 64);
 }
 
 /* No filter for this seq yet (the first aging): walk everything. */
-bool test_bloom_filter(u64 seq, const void *pmd)
+bool test_bloom_filter(struct lruvec *lruvec, u64 seq, const void *pmd)
 {
+	struct lru_gen_folio *lrugen = &lruvec->lrugen;
 	int i = (int)(seq % 2);
 	u64 key[2];
 
-	if (lrugen.filter_seq[i] != seq || !lrugen.filter[i])
+	if (lrugen->filter_seq[i] != seq || !lrugen->filter[i])
 		return true;
 	bloom_keys(pmd, key);
 	for (int k = 0; k < 2; k++)
-		if (!(lrugen.filter[i][key[k] / 64] & (1ULL << (key[k] % 64))))
+		if (!(lrugen->filter[i][key[k] / 64] & (1ULL << (key[k] % 64))))
 			return false;
 	return true;
 }
@@ -190,9 +203,9 @@ static bool young_test(struct vm_area_struct *vma, unsigned long addr, pte_t *pt
 	bool young = false;
 
 	if (nr > 1 && mm_sw.young_batch)
-		return test_and_clear_young_ptes(vma, addr, ptep, nr);
+		return test_and_clear_young_ptes_notify(vma, addr, ptep, nr);
 	for (unsigned int i = 0; i < nr; i++)
-		young |= ptep_test_and_clear_young(vma, addr + i * PAGE_SIZE, ptep + i);
+		young |= ptep_clear_young_notify(vma, addr + i * PAGE_SIZE, ptep + i);
 	return young;
 }
 
@@ -225,16 +238,20 @@ static struct folio *lru_gen_folio_of(pte_t pte)
  * still young, the folio is promoted to max_seq. Returns how many entries
  * the step covered; *young how many of them were young.
  */
-static unsigned int age_pte_run(struct vm_area_struct *vma, unsigned long addr,
-				pte_t *ptep, unsigned long end, unsigned int *young)
+static unsigned int age_pte_run(struct lruvec *lruvec, struct vm_area_struct *vma,
+				unsigned long addr, pte_t *ptep, unsigned long end,
+				unsigned int *young)
 {
 	pte_t ptent = ptep_get(ptep);
 	struct folio *folio;
 	unsigned int nr;
 
 	*young = 0;
-	/* get_pte_pfn: only present, young entries are worth a test */
-	if (!pte_present(ptent) || !pte_young(ptent))
+	/*
+	 * get_pte_pfn: only present entries, and only young ones unless a
+	 * secondary MMU may hold the young bit
+	 */
+	if (!pte_present(ptent) || (!pte_young(ptent) && !mm_has_notifiers(vma->vm_mm)))
 		return 1;
 	folio = lru_gen_folio_of(ptent);
 	if (!folio)
@@ -244,23 +261,32 @@ static unsigned int age_pte_run(struct vm_area_struct *vma, unsigned long addr,
 		/* walk_update_folio(): dirt seen in the page tables goes to the folio */
 		if (pte_dirty(ptent) && !folio_test_dirty(folio) && !folio_test_anon(folio))
 			folio_set_dirty(folio);
-		folio_update_gen(folio, lrugen.max_seq);
+		folio_update_gen(folio, lruvec->lrugen.max_seq);
 		*young = nr;
 	}
 	return nr;
 }
 
-bool lru_gen_look_around(struct vm_area_struct *vma, unsigned long addr,
-			 pte_t *ptep, u64 *pmdp, unsigned int nr,
-			 struct reclaim_stat *rs)
+/*
+ * The rmap walker found the young entries [pvmw->pte, + nr) of a folio:
+ * test-and-clear them (and the secondary MMU's) and, while the PTL is
+ * held anyway, age the young neighbours within MIN_LRU_BATCH entries, so
+ * the next aging need not walk this table (the Bloom filter feedback).
+ */
+bool lru_gen_look_around(struct page_vma_mapped_walk *pvmw, unsigned int nr)
 {
+	struct vm_area_struct *vma = pvmw->vma;
+	struct lruvec *lruvec = folio_lruvec(pfn_folio(pvmw->pfn));
+	struct reclaim_state *rstate = current->reclaim_state;
+	pte_t *pte = pvmw->pte;
+	unsigned long addr = pvmw->address;
 	unsigned long start, end;
 	int young = (int)nr, i = 0;
 
-	if (!young_test(vma, addr, ptep, nr))
+	if (!young_test(vma, addr, pte, nr))
 		return false;
-	start = max(addr & ~(SZ_2M - 1), vma->vm_start);
-	end = min(addr | (SZ_2M - 1), vma->vm_end - 1) + 1;
+	start = max(addr & PMD_MASK, vma->vm_start);
+	end = min(addr | ~PMD_MASK, vma->vm_end - 1) + 1;
 	if (end - start == PAGE_SIZE)
 		return true;
 	if (end - start > MIN_LRU_BATCH * PAGE_SIZE) {
@@ -273,22 +299,29 @@ bool lru_gen_look_around(struct vm_area_struct *vma, unsigned long addr,
 			end = addr + MIN_LRU_BATCH * PAGE_SIZE / 2;
 		}
 	}
-	ptep -= (addr - start) / PAGE_SIZE;
-	for (addr = start; addr != end; i += (int)nr, ptep += nr, addr += nr * PAGE_SIZE) {
+	pte -= (addr - start) / PAGE_SIZE;
+	for (addr = start; addr != end; i += (int)nr, pte += nr, addr += nr * PAGE_SIZE) {
 		unsigned int y;
 
-		nr = age_pte_run(vma, addr, ptep, end, &y);
-		rs->nr_look_around_young += y;
+		nr = age_pte_run(lruvec, vma, addr, pte, end, &y);
+		if (rstate && rstate->stat)
+			rstate->stat->nr_look_around_young += y;
 		young += (int)y;
 	}
 	/* feedback from rmap walkers to page table walkers */
 	if (suitable_to_scan(i, young))
-		update_bloom_filter(lrugen.max_seq, pmdp);
+		update_bloom_filter(lruvec, lruvec->lrugen.max_seq, pvmw->pmd);
 	return true;
 }
 
-static void walk_pte_range(struct vm_area_struct *vma, u64 *pmdp, unsigned long start,
-			   unsigned long end)
+/* what one aging walk carries (struct lru_gen_mm_walk) */
+struct lru_gen_mm_walk {
+	struct lruvec *lruvec;
+	struct reclaim_stat *rs;
+};
+
+static void walk_pte_range(struct lruvec *lruvec, struct vm_area_struct *vma, u64 *pmdp,
+			   unsigned long start, unsigned long end)
 {
 	spinlock_t *ptl;
 	pte_t *table = pte_offset_map_lock(vma->vm_mm, pmdp, start, &ptl), *ptep = table;
@@ -298,28 +331,29 @@ static void walk_pte_range(struct vm_area_struct *vma, u64 *pmdp, unsigned long 
 	for (unsigned long addr = start; addr != end; ptep += nr, addr += nr * PAGE_SIZE) {
 		unsigned int y;
 
-		nr = age_pte_run(vma, addr, ptep, end, &y);
+		nr = age_pte_run(lruvec, vma, addr, ptep, end, &y);
 		total += (int)nr;
 		young += (int)y;
 	}
 	pte_unmap_unlock(table, ptl);
 	/* tables worth walking again are remembered for the next aging */
 	if (suitable_to_scan(total, young))
-		update_bloom_filter(lrugen.max_seq + 1, pmdp);
+		update_bloom_filter(lruvec, lruvec->lrugen.max_seq + 1, pmdp);
 }
 
 /* walk_pmd_range (7.3): a table the Bloom filter allows is scanned */
 static int walk_pmd_entry(u64 *pmdp, unsigned long addr, unsigned long next, struct mm_walk *walk)
 {
-	struct reclaim_stat *rs = walk->private;
+	struct lru_gen_mm_walk *mm_walk = walk->private;
+	struct lruvec *lruvec = mm_walk->lruvec;
 
 	if (!pmd_table(*pmdp))
 		return 0;
-	if (!test_bloom_filter(lrugen.max_seq, pmdp)) {
-		rs->nr_bloom_skipped++;
+	if (!test_bloom_filter(lruvec, lruvec->lrugen.max_seq, pmdp)) {
+		mm_walk->rs->nr_bloom_skipped++;
 		return 0;
 	}
-	walk_pte_range(walk->vma, pmdp, addr, next);
+	walk_pte_range(lruvec, walk->vma, pmdp, addr, next);
 	return 0;
 }
 
@@ -328,45 +362,51 @@ static const struct mm_walk_ops lru_gen_walk_ops = {
 };
 
 /* Walk every mm's page tables, PMD by PMD, where the filter allows. */
-static void walk_mm(struct mm_struct *mm, struct reclaim_stat *rs)
+static void walk_mm(struct mm_struct *mm, struct lru_gen_mm_walk *mm_walk)
 {
-	walk_page_range(mm, 0, ~0UL, &lru_gen_walk_ops, rs);
+	walk_page_range(mm, 0, ~0UL, &lru_gen_walk_ops, mm_walk);
 }
 
 /* min_seq moves up over generations left empty (never below MIN_NR_GENS). */
-static void try_to_inc_min_seq(void)
+static void try_to_inc_min_seq(struct lruvec *lruvec)
 {
-	while (lrugen.max_seq - lrugen.min_seq + 1 > MIN_NR_GENS &&
-	       lrugen.head[lru_gen_from_seq(lrugen.min_seq)] == NULL_PFN)
-		lrugen.min_seq++;
+	struct lru_gen_folio *lrugen = &lruvec->lrugen;
+
+	while (lrugen->max_seq - lrugen->min_seq + 1 > MIN_NR_GENS &&
+	       lrugen->head[lru_gen_from_seq(lrugen->min_seq)] == NULL_PFN)
+		lrugen->min_seq++;
 }
 
 /* The oldest generation's folios move up one when all gens are in use. */
-static void inc_min_seq(void)
+static void inc_min_seq(struct lruvec *lruvec)
 {
-	int old = lru_gen_from_seq(lrugen.min_seq);
-	u64 seq = lrugen.min_seq + 1;
+	struct lru_gen_folio *lrugen = &lruvec->lrugen;
+	int old = lru_gen_from_seq(lrugen->min_seq);
+	u64 seq = lrugen->min_seq + 1;
 
-	while (lrugen.tail[old] != NULL_PFN) {
-		struct folio *folio = (struct folio *)&mem_map[lrugen.tail[old]];
+	while (lrugen->tail[old] != NULL_PFN) {
+		struct folio *folio = (struct folio *)&mem_map[lrugen->tail[old]];
 
-		list_unlink(folio);
+		list_unlink(lruvec, folio);
 		if (folio_lru_gen(folio) == old)
 			folio->page.gen = (u8)(lru_gen_from_seq(seq) + 1);
-		list_link_head(folio_lru_gen(folio), folio);
+		list_link_head(lruvec, folio_lru_gen(folio), folio);
 	}
-	lrugen.min_seq = seq;
+	lrugen->min_seq = seq;
 }
 
-bool try_to_inc_max_seq(struct reclaim_stat *rs)
+bool try_to_inc_max_seq(struct lruvec *lruvec, struct reclaim_stat *rs)
 {
+	struct lru_gen_folio *lrugen = &lruvec->lrugen;
+	struct lru_gen_mm_walk mm_walk = { .lruvec = lruvec, .rs = rs };
+
 	/* the next aging's filter starts empty; look-around and this walk fill it */
-	reset_bloom_filter(lrugen.max_seq + 1);
+	reset_bloom_filter(lruvec, lrugen->max_seq + 1);
 	for (struct mm_struct *mm = mm_list; mm; mm = mm->next_mm)
-		walk_mm(mm, rs);
-	if (lrugen.max_seq - lrugen.min_seq + 1 == MAX_NR_GENS)
-		inc_min_seq();
-	lrugen.max_seq++;
+		walk_mm(mm, &mm_walk);
+	if (lrugen->max_seq - lrugen->min_seq + 1 == MAX_NR_GENS)
+		inc_min_seq(lruvec);
+	lrugen->max_seq++;
 	rs->nr_aging++;
 	return true;
 }
@@ -376,25 +416,26 @@ bool try_to_inc_max_seq(struct reclaim_stat *rs)
  * promoted since (its gen differs) is only moved (sort_folio); the others
  * are isolated and judged by shrink_folio_list.
  */
-static u64 evict_folios(u64 nr_to_reclaim, struct reclaim_stat *rs)
+static u64 evict_folios(u64 nr_to_reclaim, struct lruvec *lruvec, struct reclaim_stat *rs)
 {
+	struct lru_gen_folio *lrugen = &lruvec->lrugen;
 	u64 reclaimed = 0;
 	int scanned = 0;
 
 	hw_count(EV_lock_acquire, 1);
 	while (reclaimed < nr_to_reclaim && scanned < 4 * SWAP_CLUSTER_MAX) {
-		int g = lru_gen_from_seq(lrugen.min_seq);
+		int g = lru_gen_from_seq(lrugen->min_seq);
 		struct folio *folio;
 
-		if (lrugen.tail[g] == NULL_PFN) {
-			u64 before = lrugen.min_seq;
+		if (lrugen->tail[g] == NULL_PFN) {
+			u64 before = lrugen->min_seq;
 
-			try_to_inc_min_seq();
-			if (lrugen.min_seq == before)
+			try_to_inc_min_seq(lruvec);
+			if (lrugen->min_seq == before)
 				break; /* needs aging */
 			continue;
 		}
-		folio = (struct folio *)&mem_map[lrugen.tail[g]];
+		folio = (struct folio *)&mem_map[lrugen->tail[g]];
 		/*
 		 * Read the size now: once reclaim_clean_folio() has freed the
 		 * folio, the buddy allocator may have merged it into a larger
@@ -407,27 +448,27 @@ static u64 evict_folios(u64 nr_to_reclaim, struct reclaim_stat *rs)
 		/* sort_folio: promoted, or not reclaimable here */
 		if (folio_lru_gen(folio) != g || folio_test_unevictable(folio) ||
 		    folio_test_dirty(folio)) {
-			list_unlink(folio);
-			list_link_head(folio_lru_gen(folio), folio);
+			list_unlink(lruvec, folio);
+			list_link_head(lruvec, folio_lru_gen(folio), folio);
 			rs->nr_promoted += (u64)nr;
 			continue;
 		}
 		/* isolate_folio */
-		lru_gen_del_folio(folio);
+		lru_gen_del_folio(lruvec, folio, true);
 		switch (folio_check_references(folio, rs)) {
 		case FOLIOREF_ACTIVATE:
 			folio_set_active(folio);
-			lru_gen_add_folio(folio, true);
+			lru_gen_add_folio(lruvec, folio, true);
 			rs->nr_activated += (u64)nr;
 			break;
 		case FOLIOREF_KEEP:
-			lru_gen_add_folio(folio, true);
+			lru_gen_add_folio(lruvec, folio, true);
 			break;
 		default:
 			if (reclaim_clean_folio(folio)) { /* the folio is gone */
 				reclaimed += (u64)nr;
 			} else {
-				lru_gen_add_folio(folio, true);
+				lru_gen_add_folio(lruvec, folio, true);
 				rs->nr_kept += (u64)nr;
 			}
 		}
@@ -435,27 +476,28 @@ static u64 evict_folios(u64 nr_to_reclaim, struct reclaim_stat *rs)
 	return reclaimed;
 }
 
-u64 lru_gen_shrink_lruvec(u64 nr_to_reclaim, struct reclaim_stat *rs)
+u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, struct reclaim_stat *rs)
 {
+	struct lru_gen_folio *lrugen = &lruvec->lrugen;
 	u64 reclaimed = 0;
 	int idle = 0;
 
 	while (reclaimed < nr_to_reclaim && idle < 2 * MAX_NR_GENS) {
 		/* should_run_aging: only MIN_NR_GENS generations left */
-		if (lrugen.max_seq - lrugen.min_seq + 1 <= MIN_NR_GENS)
-			try_to_inc_max_seq(rs);
-		u64 r = evict_folios(nr_to_reclaim - reclaimed, rs);
+		if (lrugen->max_seq - lrugen->min_seq + 1 <= MIN_NR_GENS)
+			try_to_inc_max_seq(lruvec, rs);
+		u64 r = evict_folios(nr_to_reclaim - reclaimed, lruvec, rs);
 
 		reclaimed += r;
 		if (r) {
 			idle = 0;
 		} else {
 			idle++;
-			try_to_inc_min_seq();
-			if (lrugen.max_seq - lrugen.min_seq + 1 > MIN_NR_GENS &&
-			    lrugen.head[lru_gen_from_seq(lrugen.min_seq)] == NULL_PFN)
+			try_to_inc_min_seq(lruvec);
+			if (lrugen->max_seq - lrugen->min_seq + 1 > MIN_NR_GENS &&
+			    lrugen->head[lru_gen_from_seq(lrugen->min_seq)] == NULL_PFN)
 				continue;
-			try_to_inc_max_seq(rs);
+			try_to_inc_max_seq(lruvec, rs);
 		}
 	}
 	return reclaimed;

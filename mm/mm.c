@@ -10,7 +10,9 @@
 #include "hw/cpu.h"
 #include "hw/host.h"
 #include "hw/pgtable_mem.h"
+#include "include/sched.h"
 #include "mm/mm.h"
+#include "mm/mmu_notifier.h"
 
 /* Every live mm: mapcounts are sums over all of them. */
 struct mm_struct *mm_list;
@@ -21,7 +23,7 @@ static void free_vmas(struct mm_struct *mm)
 		struct vm_area_struct *vma = mm->mmap;
 
 		mm->mmap = vma->vm_next;
-		free(vma);
+		remove_vma(vma);
 	}
 }
 
@@ -37,9 +39,12 @@ void mm_reset(void)
 
 		mm_list = mm->next_mm;
 		free_vmas(mm);
+		mmu_notifier_subscriptions_destroy(mm);
 		free(mm);
 	}
 	asid_reset();
+	current_task = &init_task;
+	init_task.reclaim_state = NULL;
 }
 
 struct mm_struct *mm_alloc(void)
@@ -85,6 +90,7 @@ void mmput(struct mm_struct *mm)
 		}
 	}
 	hw_pt_free(mm->pgd);
+	mmu_notifier_subscriptions_destroy(mm);
 	free(mm);
 }
 
@@ -112,6 +118,8 @@ struct vm_area_struct *mmap_anon(struct mm_struct *mm, unsigned long addr,
 	vma->vm_start = addr;
 	vma->vm_end = addr + len;
 	vma->vm_mm = mm;
+	/* anonymous memory: page offsets are virtual page numbers */
+	vma->vm_pgoff = addr >> PAGE_SHIFT;
 	vma->vm_flags = vm_flags;
 	vma->vm_page_prot = arch->vm_get_page_prot(vm_flags);
 	vma->folio_order = folio_order;

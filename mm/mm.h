@@ -24,6 +24,8 @@ struct vm_area_struct *mmap_anon(struct mm_struct *mm, unsigned long addr,
 				 unsigned long len, unsigned long vm_flags,
 				 int folio_order, bool pmd_mappable);
 int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len);
+struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig);
+void remove_vma(struct vm_area_struct *vma);
 struct vm_area_struct *vma_split_range(struct mm_struct *mm, unsigned long start,
 				       unsigned long end);
 
@@ -42,6 +44,15 @@ long populate_vma_page_range(struct vm_area_struct *vma, unsigned long start,
 			     unsigned long end);
 
 /* page tables */
+#define PMD_SIZE SZ_2M
+#define PMD_MASK (~(PMD_SIZE - 1))
+/* include/linux/pgtable.h: the end of addr's PMD, or end if sooner */
+static inline unsigned long pmd_addr_end(unsigned long addr, unsigned long end)
+{
+	unsigned long boundary = (addr + PMD_SIZE) & PMD_MASK;
+
+	return boundary - 1 < end - 1 ? boundary : end;
+}
 u64 *pmd_alloc_walk(struct mm_struct *mm, unsigned long addr);
 u64 *pmd_walk(struct mm_struct *mm, unsigned long addr);
 pte_t *pte_alloc_map(struct mm_struct *mm, u64 *pmdp);
@@ -91,8 +102,6 @@ void folio_dup_anon_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			      struct vm_area_struct *src_vma);
 void folio_add_file_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			      struct vm_area_struct *vma);
-int folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
-			 unsigned long address, pte_t *ptep, unsigned int max_nr);
 
 /* freeing and the LRU */
 void folios_put_refs_one(struct folio *folio, int refs);

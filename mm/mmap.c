@@ -1,20 +1,57 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Mirrors 7.3: mm/mmap.c and mm/vma.c (do_munmap, unmap_region). */
-/* munmap: split VMAs at the edges, zap, free tables, flush (unmap_region). */
+/*
+ * Mirrors 7.3: mm/mmap.c and mm/vma.c (do_munmap, unmap_region,
+ * __split_vma, remove_vma), kernel/fork.c (vm_area_dup).
+ */
+/*
+ * munmap: split VMAs at the edges, zap, free tables, flush (unmap_region);
+ * and the VMA lifecycle the reverse map follows: a VMA that is copied
+ * (split, fork) joins its original's anon_vmas and file i_mmap, a VMA
+ * that goes leaves them.
+ */
 #include <stdlib.h>
 #include <string.h>
 
 #include "hw/host.h"
+#include "mm/filemap.h"
 #include "mm/mm.h"
+#include "mm/rmap.h"
+
+/*
+ * A copy of orig in the same file's i_mmap; the caller links its
+ * anon_vmas (anon_vma_clone for a split, anon_vma_fork for fork).
+ */
+struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig)
+{
+	struct vm_area_struct *new = host_malloc(sizeof(*new), "a VMA");
+
+	memcpy(new, orig, sizeof(*new));
+	new->vm_next = NULL;
+	new->anon_vma_chain = NULL;
+	new->nr_anon_vma_chain = 0;
+	if (new->vm_file_mapping)
+		vma_interval_tree_insert(new, &new->vm_file_mapping->i_mmap);
+	return new;
+}
+
+/* The VMA is gone from its mm: it leaves the reverse map, then is freed. */
+void remove_vma(struct vm_area_struct *vma)
+{
+	unlink_anon_vmas(vma);
+	if (vma->vm_file_mapping)
+		vma_interval_tree_remove(vma, &vma->vm_file_mapping->i_mmap);
+	free(vma);
+}
 
 static struct vm_area_struct *split_vma(struct vm_area_struct *vma,
 					unsigned long addr)
 {
-	struct vm_area_struct *new = host_malloc(sizeof(*new), "a VMA");
+	struct vm_area_struct *new = vm_area_dup(vma);
 
-	memcpy(new, vma, sizeof(*new));
+	anon_vma_clone(new, vma);
 	new->vm_start = addr;
 	new->vm_pgoff += (addr - vma->vm_start) >> PAGE_SHIFT;
+	new->vm_next = vma->vm_next;
 	vma->vm_end = addr;
 	vma->vm_next = new;
 	vma->vm_mm->nr_vmas++;
@@ -80,7 +117,7 @@ int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 	for (vma = *link; vma != next;) {
 		struct vm_area_struct *n = vma->vm_next;
 
-		free(vma);
+		remove_vma(vma);
 		mm->nr_vmas--;
 		vma = n;
 	}

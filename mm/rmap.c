@@ -11,6 +11,7 @@
  */
 #include "mm/switches.h"
 #include "mm/mm.h"
+#include "mm/rmap.h"
 
 void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
 			     unsigned long address)
@@ -20,9 +21,9 @@ void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
 	hw_count(EV_rmap_call, 1);
 	folio_set_anon(folio);
 	folio_set_swapbacked(folio);
-	folio->page.mapping = NULL;
-	folio->page.index = address >> PAGE_SHIFT;
-	(void)vma;
+	/* __folio_set_anon: the mapping names the VMA's anon_vma */
+	folio->page.mapping = (struct address_space *)((unsigned long)vma->anon_vma | FOLIO_MAPPING_ANON);
+	folio->page.index = vma->vm_pgoff + ((address - vma->vm_start) >> PAGE_SHIFT);
 	/* A new folio is exclusive to us: plain stores, no atomics. */
 	for (long i = 0; i < nr; i++) {
 		folio_page(folio, i)->_mapcount = 0;

@@ -11,14 +11,25 @@
 #include "hw/invariants.h"
 #include "mm/filemap.h"
 #include "mm/lru.h"
+#include "include/sched.h"
 #include "mm/reclaim.h"
+#include "mm/rmap.h"
 
 enum folio_references folio_check_references(struct folio *folio,
 					     struct reclaim_stat *rs)
 {
-	int referenced_ptes = folio_referenced(folio, rs);
-	bool referenced_folio = folio_test_referenced(folio);
+	unsigned long vm_flags;
+	int referenced_ptes = folio_referenced(folio, 1, NULL, &vm_flags);
+	bool referenced_folio;
 
+	(void)rs;
+	/*
+	 * The supposedly reclaimable folio was found to be in a VM_LOCKED vma.
+	 * Let the folio, now marked Mlocked, be moved to the unevictable list.
+	 */
+	if (vm_flags & VM_LOCKED)
+		return FOLIOREF_ACTIVATE;
+	referenced_folio = folio_test_referenced(folio);
 	folio_clear_referenced(folio);
 	/* the multi-gen LRU: any young reference promotes (6.x shape) */
 	if (lru_gen_enabled)
@@ -40,7 +51,7 @@ enum folio_references folio_check_references(struct folio *folio,
 
 bool reclaim_clean_folio(struct folio *folio)
 {
-	if (!folio->page.mapping || folio_test_dirty(folio) || folio_test_unevictable(folio))
+	if (!folio_mapping(folio) || folio_test_dirty(folio) || folio_test_unevictable(folio))
 		return false;
 	if (folio_mapped(folio) && !try_to_unmap(folio))
 		return false;
@@ -62,7 +73,9 @@ static void shrink_active_list(long nr_pages, struct reclaim_stat *rs)
 		nr_pages -= folio_nr_pages(folio);
 		rs->nr_scanned += (u64)folio_nr_pages(folio);
 		/* the young bits are tested (and cleared) on the way down */
-		folio_referenced(folio, rs);
+		unsigned long vm_flags;
+
+		folio_referenced(folio, 0, NULL, &vm_flags);
 		folio_clear_active(folio);
 		folio_add_lru_locked(folio);
 	}
@@ -136,16 +149,19 @@ u64 memory_reclaim(u64 bytes, struct reclaim_stat *rs)
 	u64 target = bytes >> PAGE_SHIFT, reclaimed = 0;
 	u64 removed = filemap_removed_pages();
 	int retries = MAX_RECLAIM_RETRIES;
+	struct reclaim_state reclaim_state = { .stat = rs };
 
+	set_task_reclaim_state(current, &reclaim_state);
 	while (reclaimed < target) {
 		u64 want = min(target - reclaimed, (u64)SWAP_CLUSTER_MAX);
-		u64 r = lru_gen_enabled ? lru_gen_shrink_lruvec(want, rs)
+		u64 r = lru_gen_enabled ? lru_gen_shrink_lruvec(&root_lruvec, want, rs)
 					: shrink_lruvec_classic(want, rs);
 
 		reclaimed += r;
 		if (!r && --retries == 0)
 			break;
 	}
+	set_task_reclaim_state(current, NULL);
 	rs->nr_reclaimed += reclaimed;
 	/* what reclaim says it freed must be what left the page cache */
 	removed = filemap_removed_pages() - removed;

@@ -59,14 +59,14 @@ static long lrugen_total(void)
 	long n = 0;
 
 	for (int g = 0; g < MAX_NR_GENS; g++)
-		n += lrugen.nr_pages[g];
+		n += root_lruvec.lrugen.nr_pages[g];
 	return n;
 }
 
 static void exact(const char *lru)
 {
 	struct r_lab r;
-	struct reclaim_stat rs = { .look_around = !strcmp(lru, "mglru") };
+	struct reclaim_stat rs = { 0 };
 
 	r_setup(&r, lru, true);
 	u64 want = 10UL << 20 | 12 * PAGE_SIZE; /* not a multiple of the folio size */
@@ -85,7 +85,7 @@ static void test_reclaim_exact_classic(void) { exact("classic"); }
 static void hot_survive(const char *lru)
 {
 	struct r_lab r;
-	struct reclaim_stat rs = { .look_around = !strcmp(lru, "mglru") };
+	struct reclaim_stat rs = { 0 };
 	u64 hot_first = R_PAGES - R_PAGES / 8, hot_evicted = 0, cold_left = 0;
 
 	r_setup(&r, lru, true);
@@ -125,26 +125,26 @@ static long folios_in_gen(struct r_lab *r, u64 seq, u64 from, u64 to)
 static void test_generations(void)
 {
 	struct r_lab r;
-	struct reclaim_stat rs = { .look_around = true };
+	struct reclaim_stat rs = { 0 };
 	u64 hot = R_PAGES - R_PAGES / 4;
 
 	r_setup(&r, "mglru", true);
 	EXPECT_EQ(lrugen_total(), (long)R_PAGES);
-	EXPECT_EQ(lrugen.max_seq - lrugen.min_seq + 1, MIN_NR_GENS + 1);
+	EXPECT_EQ(root_lruvec.lrugen.max_seq - root_lruvec.lrugen.min_seq + 1, MIN_NR_GENS + 1);
 	/* the first aging walks everything: every folio was read, all promoted */
-	try_to_inc_max_seq(&rs);
-	EXPECT_EQ(folios_in_gen(&r, lrugen.max_seq - 1, 0, R_PAGES), (long)(R_PAGES / 16));
+	try_to_inc_max_seq(&root_lruvec, &rs);
+	EXPECT_EQ(folios_in_gen(&r, root_lruvec.lrugen.max_seq - 1, 0, R_PAGES), (long)(R_PAGES / 16));
 	/* read a quarter again (after a flush: cached entries set no access flag) */
 	flush_tlb_mm(r.mm);
 	for (u64 i = hot; i < R_PAGES; i++)
 		access_user(r.cpu, r.mm, R_BASE + i * PAGE_SIZE, false);
-	try_to_inc_max_seq(&rs);
-	EXPECT_EQ(folios_in_gen(&r, lrugen.max_seq - 1, hot, R_PAGES), (long)((R_PAGES - hot) / 16));
-	EXPECT_EQ(folios_in_gen(&r, lrugen.max_seq - 1, 0, hot), 0);
+	try_to_inc_max_seq(&root_lruvec, &rs);
+	EXPECT_EQ(folios_in_gen(&r, root_lruvec.lrugen.max_seq - 1, hot, R_PAGES), (long)((R_PAGES - hot) / 16));
+	EXPECT_EQ(folios_in_gen(&r, root_lruvec.lrugen.max_seq - 1, 0, hot), 0);
 	EXPECT_EQ(lrugen_total(), (long)R_PAGES);
 	for (int step = 0; step < 6; step++) {
 		memory_reclaim(R_SIZE / 16, &rs);
-		u64 nr_gens = lrugen.max_seq - lrugen.min_seq + 1;
+		u64 nr_gens = root_lruvec.lrugen.max_seq - root_lruvec.lrugen.min_seq + 1;
 
 		EXPECT(nr_gens >= MIN_NR_GENS && nr_gens <= MAX_NR_GENS);
 		EXPECT_EQ(lrugen_total(), r.file->nrpages);
@@ -165,28 +165,28 @@ static void test_bloom(void)
 	u64 *pmd = pmd_walk(r.mm, R_BASE);
 	u64 *table = (u64 *)((uintptr_t)pmd & ~(uintptr_t)(PAGE_SIZE - 1));
 	u64 used = R_SIZE / SZ_2M, first = (u64)(pmd - table);
-	u64 seq = lrugen.max_seq + 1;
-	EXPECT(test_bloom_filter(seq, pmd)); /* no filter yet: walk everything */
-	struct reclaim_stat rs = { .look_around = true };
-	try_to_inc_max_seq(&rs);
+	u64 seq = root_lruvec.lrugen.max_seq + 1;
+	EXPECT(test_bloom_filter(&root_lruvec, seq, pmd)); /* no filter yet: walk everything */
+	struct reclaim_stat rs = { 0 };
+	try_to_inc_max_seq(&root_lruvec, &rs);
 	/* that aging found every table young: all of them are in the filter */
-	EXPECT(test_bloom_filter(lrugen.max_seq, pmd));
+	EXPECT(test_bloom_filter(&root_lruvec, root_lruvec.lrugen.max_seq, pmd));
 	u64 *other = first + used < PTRS_PER_PTE ? pmd + used : table;
-	update_bloom_filter(lrugen.max_seq, other);
-	EXPECT(test_bloom_filter(lrugen.max_seq, other));
+	update_bloom_filter(&root_lruvec, root_lruvec.lrugen.max_seq, other);
+	EXPECT(test_bloom_filter(&root_lruvec, root_lruvec.lrugen.max_seq, other));
 	/* items never added are (almost always) out */
 	int n = 0;
 	for (u64 i = 0; i < PTRS_PER_PTE; i++) {
 		if ((i >= first && i < first + used) || table + i == other)
 			continue;
-		false_pos += test_bloom_filter(lrugen.max_seq, table + i);
+		false_pos += test_bloom_filter(&root_lruvec, root_lruvec.lrugen.max_seq, table + i);
 		n++;
 	}
 	EXPECT(n > 400);
 	EXPECT(false_pos < n / 20);
 	/* a second aging with nothing young left skips what the first found cold */
-	try_to_inc_max_seq(&rs);
-	try_to_inc_max_seq(&rs);
+	try_to_inc_max_seq(&root_lruvec, &rs);
+	try_to_inc_max_seq(&root_lruvec, &rs);
 	EXPECT(rs.nr_bloom_skipped > 0);
 	r_teardown(&r);
 }
@@ -198,7 +198,7 @@ static void same_decisions(const char *lru)
 	struct r_lab r;
 
 	for (int mode = 0; mode < 2; mode++) {
-		struct reclaim_stat rs = { .look_around = !strcmp(lru, "mglru") };
+		struct reclaim_stat rs = { 0 };
 
 		r_setup(&r, lru, mode == 1);
 		memory_reclaim(R_SIZE / 4, &rs);

@@ -62,7 +62,6 @@ static int reclaim_file_run(const struct run_params *p, struct run_result *r,
 	}
 	if (lab_machine_setup(p, nr_pages + nr_pages / 16 + 8192, err, errlen))
 		return -1;
-	rs.look_around = lru_gen_enabled;
 	struct hw_cpu *cpu = &hw_machine.cpu[0];
 	struct address_space *file = address_space_create(p->size, (unsigned int)order);
 	struct mm_struct *mm = mm_alloc();

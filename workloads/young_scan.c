@@ -11,6 +11,7 @@
 
 #include "hw/cpu.h"
 #include "mm/mm.h"
+#include "mm/rmap.h"
 #include "workloads/workload.h"
 
 #define YS_BASE 0x4000000000UL
@@ -36,11 +37,11 @@ static int young_scan_run(const struct run_params *p, struct run_result *r,
 		for (u64 f = 0; f < nr_pages; f += folio_pages) {
 			unsigned long addr = YS_BASE + f * PAGE_SIZE;
 			pte_t *ptep = pte_offset_map(pmd_walk(mm, addr), addr);
-			struct folio *folio = pfn_folio(pte_pfn(ptep_get(ptep)));
+			struct folio *folio = pfn_folio(pte_pfn(ptep_get_lockless(ptep)));
+			unsigned long vm_flags;
 
-			hw_count(EV_lock_acquire, 1); /* page_vma_mapped_walk's PTL */
-			referenced += (u64)folio_referenced_one(folio, vma, addr, ptep,
-								(unsigned int)folio_pages);
+			/* what shrink_folio_list asks of every folio it isolates */
+			referenced += (u64)folio_referenced(folio, 0, NULL, &vm_flags);
 		}
 		hw_events_snapshot(&after);
 		hw_events_diff(&before, &before, &after);

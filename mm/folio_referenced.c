@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Mirrors 7.3: mm/rmap.c (folio_referenced, folio_referenced_one,
+ * invalid_folio_referenced_vma); the 6.12 shape behind young-batch.
+ */
+/*
+ * Was the folio used since the last look? Every VMA that maps it is
+ * visited (rmap_walk); in each, page_vma_mapped_walk() finds its entries
+ * and their young bits are tested and cleared, on the primary MMU and,
+ * through mmu_notifier, on secondary MMUs. With young-batch (7.3) a
+ * run of entries mapping the folio is one folio_pte_batch() and one
+ * clear_flush_young_ptes_notify(); without it (6.12) every entry is its
+ * own walk step and its own ptep_clear_flush_young_notify(). With the
+ * multi-gen LRU the test goes through lru_gen_look_around(), which also
+ * ages the neighbours.
+ */
+#include "hw/invariants.h"
+#include "mm/mmu_notifier.h"
+#include "mm/reclaim.h"
+#include "mm/rmap.h"
+
+struct folio_referenced_arg {
+	int mapcount;
+	int referenced;
+	unsigned long vm_flags;
+	struct mem_cgroup *memcg;
+};
+
+static bool folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
+				 unsigned long address, void *arg)
+{
+	struct folio_referenced_arg *pra = arg;
+	DEFINE_FOLIO_VMA_WALK(pvmw, folio, vma, address, 0);
+	int ptes = 0, referenced = 0;
+	unsigned int nr;
+
+	while (page_vma_mapped_walk(&pvmw)) {
+		address = pvmw.address;
+		nr = 1;
+
+		if (vma->vm_flags & VM_LOCKED) {
+			ptes++;
+			pra->mapcount--;
+			/* Only mlock fully mapped pages */
+			if (pvmw.pte && ptes != (int)pvmw.nr_pages)
+				continue;
+			if (pvmw.flags & PVMW_PGTABLE_CROSSED)
+				continue;
+			/*
+			 * mlock_vma_folio() would restore a missed mlock here; the
+			 * lab's mlock moves every folio when it locks, so reclaim
+			 * only reports the VMA as locked and activates the folio.
+			 */
+			page_vma_mapped_walk_done(&pvmw);
+			pra->vm_flags |= VM_LOCKED;
+			return false; /* To break the loop */
+		}
+
+		if (pvmw.pte && folio_test_large(folio) && mm_sw.young_batch) {
+			const unsigned long end_addr = pmd_addr_end(address, vma->vm_end);
+			const unsigned int max_nr = (unsigned int)((end_addr - address) >> PAGE_SHIFT);
+			pte_t pteval = ptep_get(pvmw.pte);
+
+			nr = folio_pte_batch(folio, pvmw.pte, pteval, max_nr);
+		}
+
+		if (lru_gen_enabled && pvmw.pte) {
+			if (lru_gen_look_around(&pvmw, nr))
+				referenced++;
+		} else if (pvmw.pte) {
+			if (mm_sw.young_batch ? clear_flush_young_ptes_notify(vma, address, pvmw.pte, nr)
+					      : ptep_clear_flush_young_notify(vma, address, pvmw.pte))
+				referenced++;
+		} else {
+			/* the lab has no pmdp_clear_flush_young: no caller ages PMD-mapped folios */
+			hw_violation(VIOL_OTHER, "folio_referenced_one: unexpected PMD-mapped folio %#llx",
+				     (unsigned long long)folio_pfn(folio));
+		}
+
+		ptes += (int)nr;
+		pra->mapcount -= (int)nr;
+		/*
+		 * If we are sure that we batched the entire folio,
+		 * we can just optimize and stop right here.
+		 */
+		if (ptes == (int)pvmw.nr_pages) {
+			page_vma_mapped_walk_done(&pvmw);
+			break;
+		}
+		/* Skip the batched PTEs */
+		pvmw.pte += nr - 1;
+		pvmw.address += (nr - 1) * PAGE_SIZE;
+	}
+
+	/* (folio_test_clear_young: no page_idle tracking in the lab's config) */
+	if (referenced) {
+		pra->referenced++;
+		pra->vm_flags |= vma->vm_flags & ~VM_LOCKED;
+	}
+	if (!pra->mapcount)
+		return false; /* To break the loop */
+	return true;
+}
+
+int folio_referenced(struct folio *folio, int is_locked, struct mem_cgroup *memcg,
+		     unsigned long *vm_flags)
+{
+	struct folio_referenced_arg pra = {
+		.mapcount = folio_mapcount(folio),
+		.memcg = memcg,
+	};
+	struct rmap_walk_control rwc = {
+		.rmap_one = folio_referenced_one,
+		.arg = (void *)&pra,
+	};
+
+	(void)is_locked; /* the lab's folios have no lock to take */
+	*vm_flags = 0;
+	if (!pra.mapcount)
+		return 0;
+	if (!folio->page.mapping)
+		return 0;
+	rmap_walk(folio, &rwc);
+	*vm_flags = pra.vm_flags;
+	return pra.referenced;
+}
