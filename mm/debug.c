@@ -154,7 +154,7 @@ void mm_check_invariants(struct mm_struct *mm)
 		if (folio_ref_count(folio) < total && reported++ < 4)
 			hw_violation(VIOL_REFCOUNT, "folio %#llx refcount %d below %ld mappings",
 				     (unsigned long long)pfn, folio_ref_count(folio), total);
-		if (total == 0 && folio_ref_count(folio) > 0 && !folio->page.mapping &&
+		if (total == 0 && folio_ref_count(folio) > 0 && folio_test_anon(folio) &&
 		    reported++ < 4)
 			hw_violation(VIOL_REFCOUNT, "anon folio %#llx unmapped but holds %d refs",
 				     (unsigned long long)pfn, folio_ref_count(folio));
