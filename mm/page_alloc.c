@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/arm64/contpte.h"
 #include "hw/host.h"
 #include "hw/phys.h"
 #include "include/page.h"
@@ -137,17 +136,4 @@ void free_folio(struct folio *folio)
 		order++;
 	}
 	list_add(order, pfn);
-}
-
-/* arch code's view of folios (contpte folding needs the folio's span). */
-bool pfn_folio_span(u64 pfn, u64 *first_pfn, u64 *nr_pages)
-{
-	struct folio *folio;
-
-	if (pfn >= max_pfn || (mem_map[pfn].flags & (1UL << PG_buddy)))
-		return false;
-	folio = pfn_folio(pfn);
-	*first_pfn = folio_pfn(folio);
-	*nr_pages = folio_nr_pages(folio);
-	return true;
 }

@@ -31,12 +31,13 @@
  */
 #include "arch/arch.h"
 #include "arch/arm64/api.h"
-#include "arch/arm64/contpte.h"
+#include "arch/arm64/raw.h"
 #include "arch/arm64/tlbflush.h"
 #include "arch/arm64/switches.h"
 #include "hw/cpu.h"
 #include "hw/events.h"
 #include "include/mmu_gather_types.h"
+#include "include/page.h"
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -390,7 +391,8 @@ static void __contpte_try_fold(struct mm_struct *mm, unsigned long addr,
 	unsigned long folio_start, folio_end;
 	unsigned long cont_start, cont_end;
 	pte_t expected_pte, subpte;
-	u64 folio_pfn, folio_nr;
+	struct folio *folio;
+	struct page *page;
 	unsigned long pfn;
 	pte_t *orig_ptep;
 	pgprot_t prot;
@@ -399,11 +401,11 @@ static void __contpte_try_fold(struct mm_struct *mm, unsigned long addr,
 	if (!mm_is_user(mm))
 		return;
 
-	/* page_folio(pte_page(pte)), from core-mm */
-	if (!pfn_folio_span(pte_pfn(pte), &folio_pfn, &folio_nr))
-		return;
-	folio_start = addr - (pte_pfn(pte) - folio_pfn) * PAGE_SIZE;
-	folio_end = folio_start + folio_nr * PAGE_SIZE;
+	/* the vmemmap view (include/page.h), as the kernel's contpte.c reads it */
+	page = pte_page(pte);
+	folio = page_folio(page);
+	folio_start = addr - (page - &folio->page) * PAGE_SIZE;
+	folio_end = folio_start + folio_nr_pages(folio) * PAGE_SIZE;
 	cont_start = ALIGN_DOWN(addr, CONT_PTE_SIZE);
 	cont_end = cont_start + CONT_PTE_SIZE;
 

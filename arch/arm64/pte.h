@@ -27,6 +27,9 @@ static inline u64 pte_pfn(pte_t pte)
 	return (pte_val(pte) & PTE_ADDR_LOW) >> PAGE_SHIFT;
 }
 
+/* the pte's struct page in the vmemmap view (include/page.h, included by the user) */
+#define pte_page(pte) pfn_to_page(pte_pfn(pte))
+
 static inline pte_t pfn_pte(u64 pfn, pgprot_t prot)
 {
 	return __pte((pfn << PAGE_SHIFT) | pgprot_val(prot));

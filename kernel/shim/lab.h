@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Where kernel code meets the simulated machine: WARNs become lab
- * violations, CPU features come from the machine's configuration, pages
- * are ptelab's struct page (one per simulated frame).
+ * violations, CPU features come from the machine's configuration. Pages
+ * and folios are ptelab's struct page, one per simulated frame
+ * (include/page.h; pte_page() is arch/arm64/pte.h's, as for the reference).
  */
 #ifndef PTELAB_SHIM_LAB_H
 #define PTELAB_SHIM_LAB_H
@@ -21,8 +22,5 @@ bool ptelab_hw_bbml2(void);
 bool system_supports_tlb_range(void);
 static inline bool system_supports_bbml2_noabort(void) { return ptelab_hw_bbml2(); }
 static inline bool system_supports_bbml3(void) { return ptelab_hw_bbml2(); }
-
-/* pages and folios: ptelab's struct page, one per simulated frame */
-#define pte_page(pte) pfn_to_page(pte_pfn(pte))
 
 #endif

@@ -38,3 +38,19 @@ def test_hw_knows_no_paths():
 def test_workloads_do_not_set_switches():
     # a variant's switches are set by the lab before the run (lab/variants.c)
     assert _offences("workloads", r"\b(arm64_sw|mm_sw)\s*\.\s*\w+\s*=[^=]|lab_switch(_off|es_reset)\b") == []
+
+
+def test_arch_does_not_call_up_into_mm():
+    # arch reads folios through include/page.h's vmemmap view, as the kernel's contpte.c
+    hits = [h for h in _includes("arch") if h[1].startswith(("mm/", "lab/", "workloads/", "kernel/", "cli/"))]
+    assert hits == []
+    assert _offences("arch", r"\bpfn_folio_span\b") == []
+
+
+def _includes(folder):
+    rx = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+    out = []
+    for p in sorted((ROOT / folder).rglob("*.[ch]")):
+        for inc in rx.findall(p.read_text()):
+            out.append((str(p.relative_to(ROOT)), inc))
+    return out
