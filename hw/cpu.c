@@ -3,6 +3,7 @@
 
 #include "hw/cpu.h"
 #include "hw/events.h"
+#include "hw/invariants.h"
 #include "hw/phys.h"
 
 struct hw_machine hw_machine;
@@ -40,6 +41,10 @@ void hw_machine_exit(void)
 
 void hw_cpu_switch_mm(struct hw_cpu *cpu, u64 *pgd, u16 asid)
 {
+	/* ASID 0 walks nothing (the reserved TTBR0) */
+	if (cpu->tlb.asids_reused && asid && asid != cpu->asid)
+		hw_violation(VIOL_STALE_TLB, "cpu%d runs asid %u without invalidating its TLB "
+			     "after the ASIDs were reused", cpu->id, asid);
 	cpu->ttbr = pgd;
 	cpu->asid = asid;
 	hw_machine.asid_root[asid] = pgd;

@@ -37,8 +37,9 @@ struct hw_machine {
 	u64 rng;
 	u64 *asid_root[HW_NR_ASIDS]; /* for sweeps: which tables an asid uses */
 	/*
-	 * An mm being torn down (exit) is never run again and its ASID is not
-	 * reused before a full flush, so its leftover entries are harmless.
+	 * An mm being torn down (exit) is never run again, and its ASID is
+	 * not run on a CPU again before that CPU's full flush (an ASID
+	 * rollover: hw_tlb.asids_reused), so its leftover entries are harmless.
 	 */
 	bool asid_retired[HW_NR_ASIDS];
 };

@@ -253,7 +253,8 @@ static void check_entry(struct tlb_entry *e, void *arg)
 	/* A 2 MiB entry is one PMD descriptor; a 64 KiB one is sixteen PTEs. */
 	u64 pages = e->shift == 16 ? 1UL << (16 - PAGE_SHIFT) : 1;
 
-	if (hw_machine.asid_retired[e->asid])
+	if (hw_machine.asid_retired[e->asid] ||
+	    tlbe_owed_flush(&hw_machine.cpu[cpu].tlb, e, hw_machine.cpu[cpu].asid))
 		return;
 
 	for (u64 i = 0; i < pages; i++) {

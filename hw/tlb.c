@@ -66,6 +66,7 @@ void hw_tlb_init(struct hw_tlb *tlb, u32 entries, u32 ways)
 	tlb->ways = ways;
 	tlb->nvalid = 0;
 	tlb->clock = 0;
+	tlb->asids_reused = false;
 	tlb->e = host_calloc((size_t)nsets * ways, sizeof(*tlb->e), "TLBs");
 }
 
@@ -163,6 +164,13 @@ void hw_tlb_inval(struct hw_tlb *tlb, int asid, u64 start, u64 end)
 void hw_tlb_inval_all(struct hw_tlb *tlb, int asid)
 {
 	hw_tlb_inval(tlb, asid, 0, ~0ULL);
+	if (asid < 0)
+		tlb->asids_reused = false;
+}
+
+void hw_tlb_asids_reused(struct hw_tlb *tlb)
+{
+	tlb->asids_reused = true;
 }
 
 void hw_tlb_for_each(struct hw_tlb *tlb,
@@ -194,7 +202,8 @@ void hw_tlb_check_freed(u64 pfn, u64 nr)
 		for (u32 i = 0; i < tlb->nsets * tlb->ways; i++) {
 			struct tlb_entry *e = &tlb->e[i];
 
-			if (!(e->flags & TLBE_VALID) || hw_machine.asid_retired[e->asid])
+			if (!(e->flags & TLBE_VALID) || hw_machine.asid_retired[e->asid] ||
+			    tlbe_owed_flush(tlb, e, hw_machine.cpu[c].asid))
 				continue;
 			if (e->pfn < pfn + nr && e->pfn + (1UL << (e->shift - PAGE_SHIFT)) > pfn)
 				hw_violation(VIOL_FREED_FRAME,

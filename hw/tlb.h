@@ -28,6 +28,12 @@ struct hw_tlb {
 	u32 nsets, ways;
 	u32 nvalid;
 	u32 clock;
+	/*
+	 * Software gave ASIDs this TLB may hold to other address spaces and
+	 * will invalidate it all before the CPU runs another ASID (arm64's
+	 * ASID rollover): till then only the current ASID's entries count.
+	 */
+	bool asids_reused;
 };
 
 /* How many entries a TLB asked to hold `entries` in `ways`-way sets really has. */
@@ -54,6 +60,13 @@ void hw_tlb_drop(struct hw_tlb *tlb, struct tlb_entry *e);
 /* Invalidate entries of asid overlapping [start, end); asid < 0: any. */
 void hw_tlb_inval(struct hw_tlb *tlb, int asid, u64 start, u64 end);
 void hw_tlb_inval_all(struct hw_tlb *tlb, int asid);
+/* Mark the TLB's entries of other ASIDs as owed an invalidation (asids_reused). */
+void hw_tlb_asids_reused(struct hw_tlb *tlb);
+/* Whether e is a leftover of a reused ASID on a CPU running cur_asid (sweeps skip it). */
+static inline bool tlbe_owed_flush(const struct hw_tlb *tlb, const struct tlb_entry *e, u16 cur_asid)
+{
+	return tlb->asids_reused && e->asid != cur_asid;
+}
 
 /* Call fn on every valid entry (invariant sweeps). */
 void hw_tlb_for_each(struct hw_tlb *tlb,

@@ -17,7 +17,8 @@ typedef int spinlock_t;
 struct vm_area_struct;
 
 typedef struct {
-	u16 asid;
+	u64 id;   /* ASID generation and ASID (arch/asid.c) */
+	u16 asid; /* the ASID: what the TLBs are tagged with */
 } mm_context_t;
 
 struct mm_struct {

@@ -52,16 +52,15 @@ struct mm_struct *mm_alloc(void)
 	struct mm_struct *mm = host_calloc(1, sizeof(*mm), "an mm_struct");
 
 	mm->pgd = hw_pt_alloc(0);
-	mm->context.asid = asid_alloc();
+	asid_new_context(mm);
 	mm->next_mm = mm_list;
 	mm_list = mm;
-	hw_machine.asid_root[mm->context.asid] = mm->pgd;
-	hw_machine.asid_retired[mm->context.asid] = false;
 	return mm;
 }
 
 void switch_mm(struct hw_cpu *cpu, struct mm_struct *mm)
 {
+	check_and_switch_context(mm, cpu->id);
 	hw_cpu_switch_mm(cpu, mm->pgd, mm->context.asid);
 	mm->cpumask |= 1ULL << cpu->id;
 }
