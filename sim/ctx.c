@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Coroutine contexts (see ctx.h). _setjmp/_longjmp between stacks is what
+ * fiber libraries on glibc do; _FORTIFY_SOURCE would turn _longjmp into
+ * __longjmp_chk, which refuses to jump to another stack, so it is off here.
+ */
+#undef _FORTIFY_SOURCE
+#include <errno.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "sim/ctx.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SIM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SIM_ASAN 1
+#endif
+#endif
+
+#ifdef SIM_ASAN
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+static struct sim_ctx *ctx_prev;  /* the context that switched to the running one */
+static struct sim_ctx *ctx_dying; /* finished; its stack is unmapped by the next one */
+static int ctx_ucontext = -1;     /* switch with swapcontext; -1: not decided yet */
+
+/* Does this thread run with a hardware shadow stack (x86 CET, arm64 GCS)? */
+static bool shadow_stack_active(void)
+{
+#if defined(__x86_64__) && defined(SYS_arch_prctl)
+	unsigned long features = 0;
+
+	/* ARCH_SHSTK_STATUS; bit 0: ARCH_SHSTK_SHSTK. Old kernels: EINVAL. */
+	return syscall(SYS_arch_prctl, 0x5005, &features) == 0 && (features & 1);
+#elif defined(__aarch64__)
+	unsigned long status = 0;
+
+	/* PR_GET_SHADOW_STACK_STATUS; bit 0: PR_SHADOW_STACK_ENABLE. */
+	return prctl(74, &status, 0, 0, 0) == 0 && (status & 1);
+#else
+	return false;
+#endif
+}
+
+bool sim_ctx_uses_ucontext(void)
+{
+	if (ctx_ucontext < 0)
+		ctx_ucontext = shadow_stack_active();
+	return ctx_ucontext;
+}
+
+void sim_ctx_use_ucontext(bool on)
+{
+	ctx_ucontext = on;
+}
+
+static void asan_start(void **fake_save, struct sim_ctx *to)
+{
+#ifdef SIM_ASAN
+	__sanitizer_start_switch_fiber(fake_save, to->stack_lo, to->stack_size);
+#else
+	(void)fake_save;
+	(void)to;
+#endif
+}
+
+static void asan_finish(void *fake)
+{
+#ifdef SIM_ASAN
+	const void *bottom;
+	size_t size;
+
+	__sanitizer_finish_switch_fiber(fake, &bottom, &size);
+	/* The host thread's stack bounds are only known to ASan: learn them. */
+	if (ctx_prev && !ctx_prev->map) {
+		ctx_prev->stack_lo = (void *)bottom;
+		ctx_prev->stack_size = size;
+	}
+#else
+	(void)fake;
+#endif
+}
+
+/* Everything a context does right after it starts running again. */
+static void ctx_landed(void)
+{
+	if (ctx_dying) {
+		sim_ctx_free(ctx_dying);
+		ctx_dying = NULL;
+	}
+}
+
+static __attribute__((noreturn)) void ctx_jump(struct sim_ctx *to)
+{
+	if (to->started)
+		_longjmp(to->jb, 1);
+	to->started = true;
+	setcontext(to->uc);
+	abort(); /* setcontext only returns on error */
+}
+
+int sim_ctx_init(struct sim_ctx *c, size_t stack_size, void (*entry)(void))
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	size_t guard = ALIGN(SIM_STACK_GUARD, pg);
+	ucontext_t *uc;
+	void *map;
+
+	memset(c, 0, sizeof(*c));
+	stack_size = ALIGN(stack_size, pg);
+	/* MAP_NORESERVE: only the pages an agent touches cost memory. */
+	map = mmap(NULL, guard + stack_size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+	if (map == MAP_FAILED)
+		return -errno;
+	uc = malloc(sizeof(*uc));
+	if (!uc || mprotect(map, guard, PROT_NONE) || getcontext(uc)) {
+		int err = uc ? errno : ENOMEM;
+
+		free(uc);
+		munmap(map, guard + stack_size);
+		return -err;
+	}
+	c->map = map;
+	c->map_size = guard + stack_size;
+	c->stack_lo = (char *)map + guard;
+	c->stack_size = stack_size;
+	uc->uc_stack.ss_sp = c->stack_lo;
+	uc->uc_stack.ss_size = stack_size;
+	uc->uc_link = NULL;
+	makecontext(uc, entry, 0);
+	c->uc = uc;
+	return 0;
+}
+
+void sim_ctx_free(struct sim_ctx *c)
+{
+	free(c->uc);
+	c->uc = NULL;
+	if (!c->map)
+		return;
+#ifdef SIM_ASAN
+	/* Frames left on the stack keep their redzones poisoned: clear them, or
+	 * whatever is mapped here next would trip over them. */
+	ASAN_UNPOISON_MEMORY_REGION(c->stack_lo, c->stack_size);
+#endif
+	munmap(c->map, c->map_size);
+	c->map = NULL;
+}
+
+void sim_ctx_switch(struct sim_ctx *from, struct sim_ctx *to)
+{
+	ctx_prev = from;
+	from->started = true; /* the host stack is never started through makecontext */
+	asan_start(&from->asan_fake, to);
+	if (sim_ctx_uses_ucontext()) {
+		if (!from->uc && !(from->uc = malloc(sizeof(ucontext_t))))
+			abort();
+		to->started = true;
+		if (swapcontext(from->uc, to->uc))
+			abort();
+	} else if (!_setjmp(from->jb)) {
+		ctx_jump(to);
+	}
+	asan_finish(from->asan_fake);
+	ctx_landed();
+}
+
+void sim_ctx_exit_to(struct sim_ctx *from, struct sim_ctx *to)
+{
+	ctx_prev = from;
+	ctx_dying = from;
+	asan_start(NULL, to); /* NULL: from's fake stack is dropped */
+	if (sim_ctx_uses_ucontext()) {
+		to->started = true;
+		setcontext(to->uc);
+		abort();
+	}
+	ctx_jump(to);
+}
+
+void sim_ctx_entered(void)
+{
+	asan_finish(NULL);
+	ctx_landed();
+}
