@@ -195,8 +195,8 @@ static inline unsigned int pte_batch_hint(pte_t *ptep, pte_t pte)
 }
 
 /*
- * The upper levels with the kernel's helper names (entries are u64 until
- * pmd_t arrives), over the arch's own bits, so core-mm never reads the
+ * The upper levels with the kernel's helper names (PMD entries are pmd_t;
+ * the levels above stay u64), over the arch's own bits, so core-mm never reads the
  * hardware descriptor format. Four levels; the p4d is folded into the
  * pgd (include/asm-generic/pgtable-nop4d.h).
  */
@@ -222,19 +222,29 @@ static inline u64 *pud_offset(u64 *p4d, unsigned long addr) { return p4d_pgtable
 
 static inline bool pud_none(u64 pud) { return !pud; }
 static inline bool pud_bad(u64 pud) { return arch->pud_bad(pud); }
-static inline u64 *pud_pgtable(u64 pud) { return arch->pud_pgtable(pud); }
-static inline u64 *pmd_offset(u64 *pud, unsigned long addr) { return pud_pgtable(*pud) + pmd_index(addr); }
+static inline pmd_t *pud_pgtable(u64 pud) { return (pmd_t *)arch->pud_pgtable(pud); }
+static inline pmd_t *pmd_offset(u64 *pud, unsigned long addr)
+{
+	return pud_pgtable(*pud) + pmd_index(addr);
+}
 
-static inline bool pmd_none(u64 pmd) { return !pmd; }
+static inline bool pmd_none(pmd_t pmd) { return !pmd_val(pmd); }
 /* a table of PTEs below (arm64's pmd_table(); generically !pmd_leaf) */
-static inline bool pmd_table(u64 pmd) { return pmd && arch->pmd_table(pmd); }
+static inline bool pmd_table(pmd_t pmd) { return pmd_val(pmd) && arch->pmd_table(pmd_val(pmd)); }
 /* a 2M block mapping a folio */
-static inline bool pmd_leaf(u64 pmd) { return pmd && arch->pmd_leaf(pmd); }
-static inline u64 pmd_pfn(u64 pmd) { return arch->pmd_pfn(pmd); }
-static inline u64 pfn_pmd(u64 pfn, pgprot_t prot) { return arch->mk_pmd_leaf(pfn, prot); }
-static inline unsigned long pmd_page_vaddr(u64 pmd) { return arch->pmd_page_vaddr(pmd); }
+static inline bool pmd_leaf(pmd_t pmd) { return pmd_val(pmd) && arch->pmd_leaf(pmd_val(pmd)); }
+static inline u64 pmd_pfn(pmd_t pmd) { return arch->pmd_pfn(pmd_val(pmd)); }
+static inline pmd_t pfn_pmd(u64 pfn, pgprot_t prot) { return __pmd(arch->mk_pmd_leaf(pfn, prot)); }
+static inline unsigned long pmd_page_vaddr(pmd_t pmd) { return arch->pmd_page_vaddr(pmd_val(pmd)); }
+static inline bool pmd_same(pmd_t a, pmd_t b) { return pmd_val(a) == pmd_val(b); }
 
-static inline pte_t *pte_offset_kernel(u64 *pmd, unsigned long addr)
+/* READ_ONCE of the entry: lockless walkers see one value */
+static inline pmd_t pmdp_get_lockless(pmd_t *pmdp)
+{
+	return __pmd(__atomic_load_n(&pmdp->pmd, __ATOMIC_RELAXED));
+}
+
+static inline pte_t *pte_offset_kernel(pmd_t *pmd, unsigned long addr)
 {
 	return (pte_t *)pmd_page_vaddr(*pmd) + pte_index(addr);
 }
@@ -246,32 +256,38 @@ static inline void p4d_populate(struct mm_struct *mm, u64 *p4d, u64 *pud)
 	*p4d = arch->mk_table(pud);
 }
 
-static inline void pud_populate(struct mm_struct *mm, u64 *pud, u64 *pmd)
+static inline void pud_populate(struct mm_struct *mm, u64 *pud, pmd_t *pmd)
 {
 	(void)mm;
-	*pud = arch->mk_table(pmd);
+	*pud = arch->mk_table(&pmd->pmd);
 }
 
-static inline void pmd_populate(struct mm_struct *mm, u64 *pmd, pte_t *pte)
+static inline void pmd_populate(struct mm_struct *mm, pmd_t *pmd, pte_t *pte)
 {
 	(void)mm;
-	*pmd = arch->mk_table(&pte->pte);
+	pmd->pmd = arch->mk_table(&pte->pte);
 }
 
-static inline void set_pmd_at(struct mm_struct *mm, unsigned long addr, u64 *pmdp, u64 pmd)
+/* Table teardown (free_pmd_range): not counted, as table setup is not. */
+static inline void pmd_clear(pmd_t *pmdp)
+{
+	pmdp->pmd = 0;
+}
+
+static inline void set_pmd_at(struct mm_struct *mm, unsigned long addr, pmd_t *pmdp, pmd_t pmd)
 {
 	(void)mm;
 	(void)addr;
 	hw_count(EV_pte_write, 1);
-	__atomic_store_n(pmdp, pmd, __ATOMIC_RELAXED);
+	__atomic_store_n(&pmdp->pmd, pmd_val(pmd), __ATOMIC_RELAXED);
 }
 
-static inline u64 pmdp_huge_get_and_clear(struct mm_struct *mm, unsigned long addr, u64 *pmdp)
+static inline pmd_t pmdp_huge_get_and_clear(struct mm_struct *mm, unsigned long addr, pmd_t *pmdp)
 {
 	(void)mm;
 	(void)addr;
 	hw_count(EV_pte_atomic, 1);
-	return __atomic_exchange_n(pmdp, 0, __ATOMIC_RELAXED);
+	return __pmd(__atomic_exchange_n(&pmdp->pmd, 0, __ATOMIC_RELAXED));
 }
 
 static inline void flush_tlb_range(struct vm_area_struct *vma,

@@ -9,8 +9,14 @@ typedef u64 pteval_t;
 typedef struct { pteval_t pte; } pte_t;
 typedef struct { pteval_t pgprot; } pgprot_t;
 
+/* a PMD entry: a table of PTEs, a 2M block, or none */
+typedef u64 pmdval_t;
+typedef struct { pmdval_t pmd; } pmd_t;
+
 #define pte_val(x) ((x).pte)
 #define __pte(x) ((pte_t){ (x) })
+#define pmd_val(x) ((x).pmd)
+#define __pmd(x) ((pmd_t){ (x) })
 #define pgprot_val(x) ((x).pgprot)
 #define __pgprot(x) ((pgprot_t){ (x) })
 

@@ -44,7 +44,7 @@ static void count_mm(struct mm_struct *mm, int *maps, int *pmd_maps, u8 *dirty)
 			if (pud_none(pud) || pud_bad(pud))
 				continue;
 			for (int k = 0; k < PTRS_PER_PMD; k++) {
-				u64 pmd = pud_pgtable(pud)[k];
+				pmd_t pmd = pud_pgtable(pud)[k];
 
 				if (pmd_table(pmd))
 					count_ptes((pte_t *)pmd_page_vaddr(pmd), maps, dirty);
@@ -89,7 +89,7 @@ u64 mm_count_present_pages(const struct mm_struct *mm)
 			if (pud_none(pud) || pud_bad(pud))
 				continue;
 			for (int k = 0; k < PTRS_PER_PMD; k++) {
-				u64 pmd = pud_pgtable(pud)[k];
+				pmd_t pmd = pud_pgtable(pud)[k];
 
 				if (pmd_table(pmd)) {
 					pte_t *pte = (pte_t *)pmd_page_vaddr(pmd);

@@ -113,15 +113,22 @@ struct vm_area_struct *mmap_file(struct mm_struct *mm, unsigned long addr,
 	return vma;
 }
 
-int filemap_fault(struct vm_area_struct *vma, unsigned long addr, u64 *pmdp)
+/*
+ * filemap_fault + finish_fault (7.3), with the lab's readahead: the whole
+ * folio around the address is read in and mapped by one set_ptes().
+ */
+vm_fault_t filemap_fault(struct vm_fault *vmf)
 {
+	struct vm_area_struct *vma = vmf->vma;
 	struct address_space *mapping = vma->vm_file_mapping;
-	u64 pgoff = vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
+	unsigned long addr = vmf->address;
+	pmd_t *pmdp = vmf->pmd;
+	u64 pgoff = vmf->pgoff;
 	struct folio *folio = filemap_read_folio(mapping, pgoff);
 	pte_t *ptep;
 
 	if (!folio)
-		return -1;
+		return VM_FAULT_OOM;
 	/* the part of the folio inside the VMA, entries still none */
 	u64 first = folio->page.index, nr = (u64)folio_nr_pages(folio);
 	unsigned long start = addr - ((pgoff - first) << PAGE_SHIFT);
@@ -137,7 +144,7 @@ int filemap_fault(struct vm_area_struct *vma, unsigned long addr, u64 *pmdp)
 	for (u64 i = 0; i < nr; i++) {
 		if (!pte_none(ptep_get(ptep + i))) {
 			pte_unmap_unlock(ptep, ptl);
-			return 0; /* raced with another fault: nothing to do */
+			return VM_FAULT_NOPAGE; /* raced with another fault: nothing to do */
 		}
 	}
 	struct page *page = folio_page(folio, (long)(first - folio->page.index));

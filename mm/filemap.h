@@ -10,6 +10,7 @@
 #include "include/mm_types.h"
 #include "include/page.h"
 #include "mm/interval_tree.h"
+#include "mm/mm.h"
 
 struct address_space {
 	struct folio **cache;  /* one slot per file page, the folio's head */
@@ -35,6 +36,7 @@ struct vm_area_struct *mmap_file(struct mm_struct *mm, unsigned long addr,
 				 unsigned long len, struct address_space *mapping,
 				 u64 pgoff, unsigned long vm_flags);
 /* Fault in and map (set_ptes) the whole folio around addr. */
-int filemap_fault(struct vm_area_struct *vma, unsigned long addr, u64 *pmdp);
+struct vm_fault;
+vm_fault_t filemap_fault(struct vm_fault *vmf);
 
 #endif

@@ -50,8 +50,8 @@ static int copy_present_ptes(struct vm_area_struct *dst_vma,
 }
 
 static int copy_pte_range(struct vm_area_struct *dst_vma,
-			  struct vm_area_struct *src_vma, u64 *dst_pmd,
-			  u64 *src_pmd, unsigned long addr, unsigned long end)
+			  struct vm_area_struct *src_vma, pmd_t *dst_pmd,
+			  pmd_t *src_pmd, unsigned long addr, unsigned long end)
 {
 	pte_t *dst_pte, *src_pte, *dst_start, *src_start;
 	int nr;
@@ -80,10 +80,10 @@ static int copy_page_range(struct vm_area_struct *dst_vma,
 			   struct vm_area_struct *src_vma)
 {
 	for (unsigned long addr = src_vma->vm_start, next; addr < src_vma->vm_end; addr = next) {
-		u64 *src_pmd = pmd_walk(src_vma->vm_mm, addr), *dst_pmd;
+		pmd_t *src_pmd = pmd_walk(src_vma->vm_mm, addr), *dst_pmd;
 
-		next = min((addr + SZ_2M) & ~(SZ_2M - 1), src_vma->vm_end);
-		if (!src_pmd || !*src_pmd)
+		next = pmd_addr_end(addr, src_vma->vm_end);
+		if (!src_pmd || pmd_none(*src_pmd))
 			continue;
 		if (!pmd_table(*src_pmd))
 			return -1; /* PMD-mapped THP: copy_huge_pmd is not modelled */

@@ -12,7 +12,7 @@
 
 /* 0: the page is there as asked; 1: a fault is needed. */
 static int follow_page_pte(struct vm_area_struct *vma, unsigned long address,
-			   u64 *pmdp, unsigned int flags)
+			   pmd_t *pmdp, unsigned int flags)
 {
 	spinlock_t *ptl;
 	pte_t *ptep = pte_offset_map_lock(vma->vm_mm, pmdp, address, &ptl);
@@ -46,12 +46,13 @@ long populate_vma_page_range(struct vm_area_struct *vma, unsigned long start,
 	if ((vma->vm_flags & (VM_WRITE | VM_SHARED)) == VM_WRITE)
 		flags |= FOLL_WRITE;
 	for (unsigned long addr = start; addr < end; addr += PAGE_SIZE, nr++) {
-		u64 *pmdp = pmd_walk(vma->vm_mm, addr);
+		pmd_t *pmdp = pmd_walk(vma->vm_mm, addr);
 
 		if (pmdp && !pmd_none(*pmdp) && !pmd_table(*pmdp))
 			continue; /* PMD-mapped: follow_pmd_mask, no PTE */
-		if (!pmdp || !*pmdp || follow_page_pte(vma, addr, pmdp, flags)) {
-			if (handle_mm_fault(vma, addr, (flags & FOLL_WRITE) ? FAULT_FLAG_WRITE : 0))
+		if (!pmdp || pmd_none(*pmdp) || follow_page_pte(vma, addr, pmdp, flags)) {
+			if (handle_mm_fault(vma, addr, (flags & FOLL_WRITE) ? FAULT_FLAG_WRITE : 0) &
+			    VM_FAULT_ERROR)
 				return -1;
 		}
 	}

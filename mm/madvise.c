@@ -18,7 +18,7 @@
  * madvise_free_pte_range / madvise_cold_or_pageout_pte_range (7.3), as
  * walk_page_range()'s pmd_entry; the advice comes in walk->private.
  */
-static int madvise_free_or_cold(u64 *pmdp, unsigned long addr, unsigned long end,
+static int madvise_free_or_cold(pmd_t *pmdp, unsigned long addr, unsigned long end,
 				struct mm_walk *walk)
 {
 	struct vm_area_struct *vma = walk->vma;

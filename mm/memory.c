@@ -44,12 +44,13 @@ static int anon_fault_order(struct vm_area_struct *vma, unsigned long addr,
 	return 0;
 }
 
-static int do_anonymous_page(struct vm_area_struct *vma, unsigned long addr,
-			     u64 *pmdp)
+static vm_fault_t do_anonymous_page(struct vm_fault *vmf)
 {
+	struct vm_area_struct *vma = vmf->vma;
 	struct mm_struct *mm = vma->vm_mm;
+	unsigned long addr = vmf->address;
 	spinlock_t *ptl;
-	pte_t *ptep = pte_offset_map_lock(mm, pmdp, addr, &ptl);
+	pte_t *ptep = pte_offset_map_lock(mm, vmf->pmd, addr, &ptl);
 	int order = anon_fault_order(vma, addr, ptep);
 	int nr = 1 << order;
 	struct folio *folio;
@@ -60,7 +61,7 @@ static int do_anonymous_page(struct vm_area_struct *vma, unsigned long addr,
 	folio = folio_alloc(order);
 	if (!folio) {
 		pte_unmap_unlock(ptep, ptl);
-		return -1;
+		return VM_FAULT_OOM;
 	}
 	/* one reference per mapping PTE */
 	if (nr > 1)
@@ -78,14 +79,15 @@ static int do_anonymous_page(struct vm_area_struct *vma, unsigned long addr,
 }
 
 /* A 2 MiB folio mapped by one PMD entry. */
-static int do_huge_pmd_anonymous_page(struct vm_area_struct *vma,
-				      unsigned long addr, u64 *pmdp)
+static vm_fault_t do_huge_pmd_anonymous_page(struct vm_fault *vmf)
 {
+	struct vm_area_struct *vma = vmf->vma;
+	unsigned long addr = vmf->address;
 	struct folio *folio = folio_alloc(PMD_ORDER);
 	pte_t entry;
 
 	if (!folio)
-		return -1;
+		return VM_FAULT_OOM;
 	hw_count(EV_lock_acquire, 1);
 	anon_vma_prepare(vma); /* vmf_anon_prepare() */
 	folio_add_new_anon_rmap(folio, vma, ALIGN_DOWN(addr, SZ_2M));
@@ -103,7 +105,7 @@ static int do_huge_pmd_anonymous_page(struct vm_area_struct *vma,
 	entry = pte_mkyoung(pfn_pte(folio_pfn(folio), vma->vm_page_prot));
 	if (vma->vm_flags & VM_WRITE)
 		entry = pte_mkwrite(pte_mkdirty(entry));
-	set_pmd_at(vma->vm_mm, addr, pmdp, pfn_pmd(folio_pfn(folio), pte_pgprot(entry)));
+	set_pmd_at(vma->vm_mm, addr, vmf->pmd, pfn_pmd(folio_pfn(folio), pte_pgprot(entry)));
 	return 0;
 }
 
@@ -112,11 +114,14 @@ static int do_huge_pmd_anonymous_page(struct vm_area_struct *vma,
  * mapping can reach is made writable where it is; otherwise a new
  * order-0 folio gets a copy and replaces the entry (clear + flush first:
  * on a contiguous block that unfolds it), and the old page loses a
- * mapping and a reference. Called with the PTL held; drops it.
+ * mapping and a reference. Called with the PTL held (vmf->ptl); drops it.
  */
-static int do_wp_page(struct vm_area_struct *vma, unsigned long addr,
-		      pte_t *ptep, spinlock_t *ptl, pte_t orig)
+static vm_fault_t do_wp_page(struct vm_fault *vmf)
 {
+	struct vm_area_struct *vma = vmf->vma;
+	unsigned long addr = vmf->address;
+	pte_t *ptep = vmf->pte, orig = vmf->orig_pte;
+	spinlock_t *ptl = vmf->ptl;
 	struct mm_struct *mm = vma->vm_mm;
 	struct page *page = pfn_to_page(pte_pfn(orig));
 	struct folio *folio = page_folio(page), *new;
@@ -135,7 +140,7 @@ static int do_wp_page(struct vm_area_struct *vma, unsigned long addr,
 	new = folio_alloc(0);
 	if (!new) {
 		pte_unmap_unlock(ptep, ptl);
-		return -1;
+		return VM_FAULT_OOM;
 	}
 	anon_vma_prepare(vma); /* vmf_anon_prepare() */
 	folio_add_new_anon_rmap(new, vma, addr);
@@ -151,48 +156,70 @@ static int do_wp_page(struct vm_area_struct *vma, unsigned long addr,
 	return 0;
 }
 
-int handle_mm_fault(struct vm_area_struct *vma, unsigned long addr,
-		    unsigned int flags)
+/*
+ * handle_pte_fault (7.3): a none entry is a missing page (anonymous or
+ * file), a write to a read-only one is copy on write, and anything else
+ * only needs its access flag or dirty state set in software.
+ */
+static vm_fault_t handle_pte_fault(struct vm_fault *vmf)
 {
+	struct vm_area_struct *vma = vmf->vma;
 	struct mm_struct *mm = vma->vm_mm;
-	u64 *pmdp = pmd_alloc_walk(mm, addr);
-	pte_t *ptep, entry;
-	bool write = flags & FAULT_FLAG_WRITE;
+	bool write = vmf->flags & FAULT_FLAG_WRITE;
+	pte_t entry;
 
-	hw_count(EV_fault, 1);
-	if (!pmdp)
-		return -1;
-	if (!*pmdp && vma->pmd_mappable && vma->folio_order == PMD_ORDER &&
-	    ALIGN_DOWN(addr, SZ_2M) >= vma->vm_start &&
-	    ALIGN_DOWN(addr, SZ_2M) + SZ_2M <= vma->vm_end)
-		return do_huge_pmd_anonymous_page(vma, addr, pmdp);
-	if (!pmd_none(*pmdp) && !pmd_table(*pmdp))
-		return 0; /* PMD leaf: hardware manages its A/D bits here */
-	if (!pte_alloc_map(mm, pmdp))
-		return -1;
-	spinlock_t *ptl;
-	ptep = pte_offset_map_lock(mm, pmdp, addr, &ptl);
-	entry = ptep_get(ptep);
-	if (pte_none(entry)) {
-		pte_unmap_unlock(ptep, ptl);
+	vmf->pte = pte_offset_map_lock(mm, vmf->pmd, vmf->address, &vmf->ptl);
+	vmf->orig_pte = ptep_get(vmf->pte);
+	if (pte_none(vmf->orig_pte)) {
+		/* do_pte_missing */
+		pte_unmap_unlock(vmf->pte, vmf->ptl);
+		vmf->pte = NULL;
 		if (vma->vm_file_mapping)
-			return filemap_fault(vma, addr, pmdp);
-		return do_anonymous_page(vma, addr, pmdp);
+			return filemap_fault(vmf);
+		return do_anonymous_page(vmf);
 	}
-	if (write && !pte_write(entry)) {
+	if (write && !pte_write(vmf->orig_pte)) {
 		if (!(vma->vm_flags & VM_WRITE)) {
-			pte_unmap_unlock(ptep, ptl);
-			return -1;
+			pte_unmap_unlock(vmf->pte, vmf->ptl);
+			return VM_FAULT_SIGSEGV;
 		}
-		return do_wp_page(vma, addr, ptep, ptl, entry);
+		return do_wp_page(vmf);
 	}
 	/* Present: the access flag or dirty state needs setting in software. */
-	entry = pte_mkyoung(entry);
+	entry = pte_mkyoung(vmf->orig_pte);
 	if (write)
 		entry = pte_mkdirty(entry);
-	ptep_set_access_flags(vma, addr, ptep, entry, write);
-	pte_unmap_unlock(ptep, ptl);
+	ptep_set_access_flags(vma, vmf->address, vmf->pte, entry, write);
+	pte_unmap_unlock(vmf->pte, vmf->ptl);
 	return 0;
+}
+
+vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
+			   unsigned int flags)
+{
+	struct vm_fault vmf = {
+		.vma = vma,
+		.address = address & PAGE_MASK,
+		.real_address = address,
+		.flags = flags,
+		.pgoff = vma->vm_pgoff + ((address - vma->vm_start) >> PAGE_SHIFT),
+	};
+	struct mm_struct *mm = vma->vm_mm;
+
+	hw_count(EV_fault, 1);
+	vmf.pmd = pmd_alloc_walk(mm, address);
+	if (!vmf.pmd)
+		return VM_FAULT_OOM;
+	/* create_huge_pmd */
+	if (pmd_none(*vmf.pmd) && vma->pmd_mappable && vma->folio_order == PMD_ORDER &&
+	    ALIGN_DOWN(address, SZ_2M) >= vma->vm_start &&
+	    ALIGN_DOWN(address, SZ_2M) + SZ_2M <= vma->vm_end)
+		return do_huge_pmd_anonymous_page(&vmf);
+	if (!pmd_none(*vmf.pmd) && !pmd_table(*vmf.pmd))
+		return 0; /* PMD leaf: hardware manages its A/D bits here */
+	if (!pte_alloc_map(mm, vmf.pmd))
+		return VM_FAULT_OOM;
+	return handle_pte_fault(&vmf);
 }
 
 int access_user(struct hw_cpu *cpu, struct mm_struct *mm, unsigned long addr,
@@ -206,7 +233,7 @@ int access_user(struct hw_cpu *cpu, struct mm_struct *mm, unsigned long addr,
 		vma = find_vma(mm, addr);
 		if (!vma || (write && !(vma->vm_flags & VM_WRITE)))
 			return -1; /* SIGSEGV */
-		if (handle_mm_fault(vma, addr, write ? FAULT_FLAG_WRITE : 0))
+		if (handle_mm_fault(vma, addr, write ? FAULT_FLAG_WRITE : 0) & VM_FAULT_ERROR)
 			return -1;
 	}
 	return -1;
@@ -327,7 +354,7 @@ static int zap_present_ptes(struct mmu_gather *tlb, struct vm_area_struct *vma,
 }
 
 unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
-			    u64 *pmdp, unsigned long addr, unsigned long end)
+			    pmd_t *pmdp, unsigned long addr, unsigned long end)
 {
 	bool force_flush = false, force_break = false;
 	pte_t *start_pte, *ptep;
@@ -369,9 +396,9 @@ retry:
 
 /* A PMD-mapped folio goes in one step: one rmap call, one reference. */
 static void zap_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma,
-			 u64 *pmdp, unsigned long addr)
+			 pmd_t *pmdp, unsigned long addr)
 {
-	u64 pmd;
+	pmd_t pmd;
 	struct folio *folio;
 
 	hw_count(EV_lock_acquire, 1);
@@ -394,10 +421,10 @@ void unmap_vmas(struct mmu_gather *tlb, struct vm_area_struct *vma,
 	start = max(start, vma->vm_start);
 	end = min(end, vma->vm_end);
 	for (unsigned long addr = start, next; addr < end; addr = next) {
-		u64 *pmdp = pmd_walk(vma->vm_mm, addr);
+		pmd_t *pmdp = pmd_walk(vma->vm_mm, addr);
 
 		next = pmd_addr_end(addr, end);
-		if (!pmdp || !*pmdp)
+		if (!pmdp || pmd_none(*pmdp))
 			continue;
 		if (!pmd_table(*pmdp)) {
 			zap_huge_pmd(tlb, vma, pmdp, addr);

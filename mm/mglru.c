@@ -138,7 +138,7 @@ void folio_update_gen(struct folio *folio, u64 seq)
  */
 static void bloom_keys(const void *item, u64 key[2])
 {
-	const u64 *pmdp = item;
+	const u64 *pmdp = &((const pmd_t *)item)->pmd;
 	u64 name = (u64)hw_pt_meta(pmdp)->id * PTRS_PER_PTE + (u64)(pmdp - hw_pt_table(pmdp));
 	u64 h = (name + 1) * 0x9E3779B97F4A7C15ULL;
 
@@ -320,7 +320,7 @@ struct lru_gen_mm_walk {
 	struct reclaim_stat *rs;
 };
 
-static void walk_pte_range(struct lruvec *lruvec, struct vm_area_struct *vma, u64 *pmdp,
+static void walk_pte_range(struct lruvec *lruvec, struct vm_area_struct *vma, pmd_t *pmdp,
 			   unsigned long start, unsigned long end)
 {
 	spinlock_t *ptl;
@@ -342,7 +342,7 @@ static void walk_pte_range(struct lruvec *lruvec, struct vm_area_struct *vma, u6
 }
 
 /* walk_pmd_range (7.3): a table the Bloom filter allows is scanned */
-static int walk_pmd_entry(u64 *pmdp, unsigned long addr, unsigned long next, struct mm_walk *walk)
+static int walk_pmd_entry(pmd_t *pmdp, unsigned long addr, unsigned long next, struct mm_walk *walk)
 {
 	struct lru_gen_mm_walk *mm_walk = walk->private;
 	struct lruvec *lruvec = mm_walk->lruvec;

@@ -54,7 +54,7 @@ static unsigned int folio_mlock_step(struct folio *folio, pte_t *ptep,
 }
 
 /* mlock_walk_ops.pmd_entry (7.3); a PMD-mapped folio is left alone here */
-static int mlock_pte_range(u64 *pmdp, unsigned long addr, unsigned long end,
+static int mlock_pte_range(pmd_t *pmdp, unsigned long addr, unsigned long end,
 			   struct mm_walk *walk)
 {
 	struct vm_area_struct *vma = walk->vma;

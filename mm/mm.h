@@ -53,20 +53,40 @@ static inline unsigned long pmd_addr_end(unsigned long addr, unsigned long end)
 
 	return boundary - 1 < end - 1 ? boundary : end;
 }
-u64 *pmd_alloc_walk(struct mm_struct *mm, unsigned long addr);
-u64 *pmd_walk(struct mm_struct *mm, unsigned long addr);
-pte_t *pte_alloc_map(struct mm_struct *mm, u64 *pmdp);
-pte_t *pte_offset_map_lock(struct mm_struct *mm, u64 *pmdp, unsigned long addr,
+pmd_t *pmd_alloc_walk(struct mm_struct *mm, unsigned long addr);
+pmd_t *pmd_walk(struct mm_struct *mm, unsigned long addr);
+pte_t *pte_alloc_map(struct mm_struct *mm, pmd_t *pmdp);
+pte_t *pte_offset_map_lock(struct mm_struct *mm, pmd_t *pmdp, unsigned long addr,
 			   spinlock_t **ptlp);
 void pte_unmap_unlock(pte_t *ptep, spinlock_t *ptl);
-pte_t *pte_offset_map(u64 *pmdp, unsigned long addr);
+pte_t *pte_offset_map(pmd_t *pmdp, unsigned long addr);
 void free_pgtables(struct mmu_gather *tlb, struct mm_struct *mm,
 		   unsigned long floor, unsigned long ceiling);
 
-/* faults */
+/* faults (include/linux/mm_types.h, mm.h) */
 #define FAULT_FLAG_WRITE 0x1
-int handle_mm_fault(struct vm_area_struct *vma, unsigned long addr,
-		    unsigned int flags);
+typedef unsigned int vm_fault_t;
+#define VM_FAULT_OOM		0x000001
+#define VM_FAULT_SIGBUS		0x000002
+#define VM_FAULT_SIGSEGV	0x000040
+#define VM_FAULT_NOPAGE		0x000100
+#define VM_FAULT_ERROR		(VM_FAULT_OOM | VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV)
+
+/* What a fault handler is working on, passed down the fault path. */
+struct vm_fault {
+	struct vm_area_struct *vma;
+	unsigned long address;     /* faulting address, page aligned */
+	unsigned long real_address;
+	unsigned long pgoff;       /* logical page offset in the VMA */
+	unsigned int flags;        /* FAULT_FLAG_* */
+	pmd_t *pmd;
+	pte_t orig_pte;            /* the entry the fault was taken on */
+	pte_t *pte;
+	spinlock_t *ptl;
+};
+
+vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
+			   unsigned int flags);
 /* One simulated load/store by a CPU, faulting memory in as needed. */
 int access_user(struct hw_cpu *cpu, struct mm_struct *mm, unsigned long addr,
 		bool write);
@@ -88,7 +108,7 @@ unsigned int folio_pte_batch(struct folio *folio, pte_t *ptep, pte_t pte, unsign
 void unmap_vmas(struct mmu_gather *tlb, struct vm_area_struct *vma,
 		unsigned long start, unsigned long end);
 unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
-			    u64 *pmdp, unsigned long addr, unsigned long end);
+			    pmd_t *pmdp, unsigned long addr, unsigned long end);
 
 /* rmap */
 void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,

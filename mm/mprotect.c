@@ -12,7 +12,7 @@
  */
 #include "mm/mm.h"
 
-static void change_pte_range(struct vm_area_struct *vma, u64 *pmdp,
+static void change_pte_range(struct vm_area_struct *vma, pmd_t *pmdp,
 			     unsigned long addr, unsigned long end)
 {
 	struct mm_struct *mm = vma->vm_mm;
@@ -51,7 +51,7 @@ int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
 		v->vm_flags = (v->vm_flags & ~(VM_READ | VM_WRITE | VM_EXEC)) | vm_flags;
 		v->vm_page_prot = arch->vm_get_page_prot(v->vm_flags);
 		for (unsigned long addr = v->vm_start, next; addr < v->vm_end; addr = next) {
-			u64 *pmdp = pmd_walk(mm, addr);
+			pmd_t *pmdp = pmd_walk(mm, addr);
 
 			next = min((addr + SZ_2M) & ~(SZ_2M - 1), v->vm_end);
 			if (pmdp && pmd_table(*pmdp))

@@ -85,7 +85,7 @@ bool page_vma_mapped_walk(struct page_vma_mapped_walk *pvmw)
 	spinlock_t *ptl = NULL;
 	unsigned long end;
 	pte_t pteval;
-	u64 pmde;
+	pmd_t pmde;
 
 	/* The only possible pmd mapping has been handled on last iteration */
 	if (pvmw->pmd && !pvmw->pte)
@@ -101,7 +101,7 @@ restart:
 			step_forward(pvmw, PUD_SIZE);
 			continue;
 		}
-		pmde = *pvmw->pmd;
+		pmde = pmdp_get_lockless(pvmw->pmd);
 		if (pmd_leaf(pmde)) {
 			/* pmd_lock(): counted as the PTL is */
 			hw_count(EV_lock_acquire, 1);

@@ -7,7 +7,7 @@
 static int walk_pmd_range(unsigned long addr, unsigned long end, struct mm_walk *walk)
 {
 	for (unsigned long next; addr < end; addr = next) {
-		u64 *pmd = pmd_walk(walk->mm, addr);
+		pmd_t *pmd = pmd_walk(walk->mm, addr);
 		int err;
 
 		next = min((addr + SZ_2M) & ~(SZ_2M - 1), end);

@@ -15,7 +15,7 @@ struct mm_walk;
 
 struct mm_walk_ops {
 	/* a present PMD (a table or a leaf) covering [addr, next) */
-	int (*pmd_entry)(u64 *pmd, unsigned long addr, unsigned long next, struct mm_walk *walk);
+	int (*pmd_entry)(pmd_t *pmd, unsigned long addr, unsigned long next, struct mm_walk *walk);
 	/* before each VMA: 0 walks it, 1 skips it, < 0 stops with that error */
 	int (*test_walk)(unsigned long start, unsigned long end, struct mm_walk *walk);
 };

@@ -16,7 +16,7 @@
  * The walk down to a PMD entry (mm/memory.c's __pud_alloc/__pmd_alloc on
  * the way when allocating, as pud_alloc/pmd_alloc do for a fault).
  */
-static u64 *walk(struct mm_struct *mm, unsigned long addr, bool alloc)
+static pmd_t *walk(struct mm_struct *mm, unsigned long addr, bool alloc)
 {
 	u64 *p4d = p4d_offset(pgd_offset(mm, addr), addr), *pud;
 
@@ -33,25 +33,25 @@ static u64 *walk(struct mm_struct *mm, unsigned long addr, bool alloc)
 		if (!alloc)
 			return NULL;
 		mm->pgtables_bytes += PAGE_SIZE;
-		pud_populate(mm, pud, hw_pt_alloc(2));
+		pud_populate(mm, pud, (pmd_t *)hw_pt_alloc(2));
 	}
 	if (pud_bad(*pud))
 		return NULL;
 	return pmd_offset(pud, addr);
 }
 
-u64 *pmd_alloc_walk(struct mm_struct *mm, unsigned long addr)
+pmd_t *pmd_alloc_walk(struct mm_struct *mm, unsigned long addr)
 {
 	return walk(mm, addr, true);
 }
 
-u64 *pmd_walk(struct mm_struct *mm, unsigned long addr)
+pmd_t *pmd_walk(struct mm_struct *mm, unsigned long addr)
 {
 	return walk(mm, addr, false);
 }
 
 /* __pte_alloc: a PTE table under an empty PMD; NULL under a PMD leaf. */
-pte_t *pte_alloc_map(struct mm_struct *mm, u64 *pmdp)
+pte_t *pte_alloc_map(struct mm_struct *mm, pmd_t *pmdp)
 {
 	if (pmd_none(*pmdp)) {
 		mm->pgtables_bytes += PAGE_SIZE;
@@ -62,7 +62,7 @@ pte_t *pte_alloc_map(struct mm_struct *mm, u64 *pmdp)
 	return (pte_t *)pmd_page_vaddr(*pmdp);
 }
 
-pte_t *pte_offset_map(u64 *pmdp, unsigned long addr)
+pte_t *pte_offset_map(pmd_t *pmdp, unsigned long addr)
 {
 	if (!pmd_table(*pmdp))
 		return NULL;
@@ -70,7 +70,7 @@ pte_t *pte_offset_map(u64 *pmdp, unsigned long addr)
 }
 
 /* The split PTE lock: one acquisition per table visit, as in the kernel. */
-pte_t *pte_offset_map_lock(struct mm_struct *mm, u64 *pmdp, unsigned long addr,
+pte_t *pte_offset_map_lock(struct mm_struct *mm, pmd_t *pmdp, unsigned long addr,
 			   spinlock_t **ptlp)
 {
 	pte_t *ptep = pte_offset_map(pmdp, addr);
@@ -117,16 +117,16 @@ static bool span_outside(unsigned long start, unsigned long end, unsigned long f
 	return end <= floor || start >= ceiling || end < start;
 }
 
-static void free_pte_range(struct mmu_gather *tlb, u64 *pmd, unsigned long addr)
+static void free_pte_range(struct mmu_gather *tlb, pmd_t *pmd, unsigned long addr)
 {
 	u64 *table = (u64 *)pmd_page_vaddr(*pmd);
 
-	*pmd = 0;
+	pmd_clear(pmd);
 	tlb->mm->pgtables_bytes -= PAGE_SIZE;
 	tlb_remove_table(tlb, table, addr);
 }
 
-static bool free_pmd_range(struct mmu_gather *tlb, u64 *pmds, unsigned long base,
+static bool free_pmd_range(struct mmu_gather *tlb, pmd_t *pmds, unsigned long base,
 			   unsigned long floor, unsigned long ceiling)
 {
 	for (int i = 0; i < PTRS_PER_PMD; i++) {
@@ -137,7 +137,7 @@ static bool free_pmd_range(struct mmu_gather *tlb, u64 *pmds, unsigned long base
 		if (table_empty((u64 *)pmd_page_vaddr(pmds[i])) && span_inside(start, end, floor, ceiling))
 			free_pte_range(tlb, &pmds[i], start);
 	}
-	return table_empty(pmds);
+	return table_empty(&pmds->pmd);
 }
 
 static bool free_pud_range(struct mmu_gather *tlb, u64 *puds, unsigned long base,
@@ -148,13 +148,13 @@ static bool free_pud_range(struct mmu_gather *tlb, u64 *puds, unsigned long base
 
 		if (span_outside(start, end, floor, ceiling) || pud_none(puds[i]) || pud_bad(puds[i]))
 			continue;
-		u64 *pmds = pud_pgtable(puds[i]);
+		pmd_t *pmds = pud_pgtable(puds[i]);
 
 		if (free_pmd_range(tlb, pmds, start, floor, ceiling) &&
 		    span_inside(start, end, floor, ceiling)) {
 			puds[i] = 0;
 			tlb->mm->pgtables_bytes -= PAGE_SIZE;
-			tlb_remove_table(tlb, pmds, start);
+			tlb_remove_table(tlb, &pmds->pmd, start);
 		}
 	}
 	return table_empty(puds);

@@ -63,7 +63,7 @@ struct page_vma_mapped_walk {
 	unsigned long pgoff;
 	struct vm_area_struct *vma;
 	unsigned long address;
-	u64 *pmd;
+	pmd_t *pmd;
 	pte_t *pte;
 	spinlock_t *ptl;
 	unsigned int flags;

@@ -44,9 +44,9 @@ static void rec(struct trace *t, int op, u64 v)
 
 static pte_t *slot(struct t_lab *t, u64 page)
 {
-	u64 *pmd = pmd_walk(t->mm, T_BASE + page * PAGE_SIZE);
+	pmd_t *pmd = pmd_walk(t->mm, T_BASE + page * PAGE_SIZE);
 
-	return pmd && *pmd ? pte_offset_map(pmd, T_BASE + page * PAGE_SIZE) : NULL;
+	return pmd && !pmd_none(*pmd) ? pte_offset_map(pmd, T_BASE + page * PAGE_SIZE) : NULL;
 }
 
 /* Present run of the folio around page: [first, first + nr). */

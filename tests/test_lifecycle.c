@@ -9,7 +9,7 @@
 
 static bool cont_at(struct mm_struct *mm, u64 off)
 {
-	u64 *pmd = pmd_walk(mm, T_BASE + off);
+	pmd_t *pmd = pmd_walk(mm, T_BASE + off);
 
 	return pmd && (pte_offset_map(pmd, T_BASE + off)->pte & A64_CONT);
 }

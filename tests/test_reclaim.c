@@ -162,8 +162,8 @@ static void test_bloom(void)
 
 	r_setup(&r, "mglru", true);
 	/* the items are PMD entries: the file's, then the rest of the same table */
-	u64 *pmd = pmd_walk(r.mm, R_BASE);
-	u64 *table = (u64 *)((uintptr_t)pmd & ~(uintptr_t)(PAGE_SIZE - 1));
+	pmd_t *pmd = pmd_walk(r.mm, R_BASE);
+	pmd_t *table = (pmd_t *)((uintptr_t)pmd & ~(uintptr_t)(PAGE_SIZE - 1));
 	u64 used = R_SIZE / SZ_2M, first = (u64)(pmd - table);
 	u64 seq = root_lruvec.lrugen.max_seq + 1;
 	EXPECT(test_bloom_filter(&root_lruvec, seq, pmd)); /* no filter yet: walk everything */
@@ -171,7 +171,7 @@ static void test_bloom(void)
 	try_to_inc_max_seq(&root_lruvec, &rs);
 	/* that aging found every table young: all of them are in the filter */
 	EXPECT(test_bloom_filter(&root_lruvec, root_lruvec.lrugen.max_seq, pmd));
-	u64 *other = first + used < PTRS_PER_PTE ? pmd + used : table;
+	pmd_t *other = first + used < PTRS_PER_PTE ? pmd + used : table;
 	update_bloom_filter(&root_lruvec, root_lruvec.lrugen.max_seq, other);
 	EXPECT(test_bloom_filter(&root_lruvec, root_lruvec.lrugen.max_seq, other));
 	/* items never added are (almost always) out */

@@ -35,7 +35,7 @@ struct fuzz {
 
 static pte_t *ptep_of(struct fuzz *t, u64 page)
 {
-	u64 *pmd = pmd_walk(t->mm, T_BASE + page * PAGE_SIZE);
+	pmd_t *pmd = pmd_walk(t->mm, T_BASE + page * PAGE_SIZE);
 
 	return pmd && pmd_table(*pmd) ?
 		pte_offset_map(pmd, T_BASE + page * PAGE_SIZE) : NULL;
