@@ -327,6 +327,13 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 		free(code);
 		free(text);
 	}
+	/* the definitions the shim copies must still be the tree's (kernel/quirks.c) */
+	char dup_err[512];
+	if (kernel_dups_check(tree, dup_err, sizeof(dup_err))) {
+		snprintf(err, errlen, "kernel %s at %s: %s; ptelab will not build it against a stale copy",
+			 version, tree, dup_err);
+		goto out;
+	}
 
 	char safe[80];
 	snprintf(safe, sizeof(safe), "%s", name);

@@ -4,6 +4,7 @@
  * markers (nested conditionals kept), and version quirks are detected
  * from code, never from a comment or a string that mentions a name.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,12 +130,108 @@ static void test_block_split_reads_code_not_comments(void)
 	EXPECT(strstr(missing, "#elif") != NULL);
 }
 
+static bool def_is(const char *text, const char *name, int nth, const char *want)
+{
+	char *code = code_only(text), out[512];
+	bool ok = kernel_definition(code, name, nth, out, sizeof(out)) && !strcmp(out, want);
+
+	if (!ok)
+		printf("    # %s: got \"%s\"\n", name, kernel_definition(code, name, nth, out, sizeof(out)) ? out : "(none)");
+	free(code);
+	return ok;
+}
+
+/* Definitions are read as tokens: spacing, comments and parameter names do not matter. */
+static void test_dup_definitions_are_tokens(void)
+{
+	EXPECT(def_is("#define pte_valid(pte)\t\t(!!(pte_val(pte) & PTE_VALID)) /* v */\n",
+		      "pte_valid", 0, "( ! ! ( pte_val ( $1 ) & PTE_VALID ) )"));
+	EXPECT(def_is("#  define  pte_valid( p ) \\\n  ( !!(pte_val(p)&PTE_VALID) )\n",
+		      "pte_valid", 0, "( ! ! ( pte_val ( $1 ) & PTE_VALID ) )"));
+	/* a function that returns E reads as the macro ( E ) */
+	EXPECT(def_is("static __always_inline bool pte_present(pte_t pte)\n{\n"
+		      "\treturn pte_valid(pte) || pte_present_invalid(pte);\n}\n", "pte_present", 0,
+		      "( pte_valid ( $1 ) || pte_present_invalid ( $1 ) )"));
+	EXPECT(def_is("#define pte_present(pte) (pte_valid(pte) || pte_present_invalid(pte))\n",
+		      "pte_present", 0, "( pte_valid ( $1 ) || pte_present_invalid ( $1 ) )"));
+	/* uses, prototypes and comments are no definitions; the second #if branch is nth 1 */
+	EXPECT(def_is("x = pte_same(a, b);\nint pte_same(pte_t a, pte_t b);\n"
+		      "/* #define pte_same(a, b) 0 */\n"
+		      "#ifdef X\n#define pte_same(a, b) 1\n#else\n"
+		      "static inline int pte_same(pte_t pte_a, pte_t pte_b)\n"
+		      "{\n\treturn pte_val(pte_a) == pte_val(pte_b);\n}\n#endif\n", "pte_same", 1,
+		      "( pte_val ( $1 ) == pte_val ( $2 ) )"));
+	EXPECT(def_is("#define PTE_CONT_X 1\n#define PTE_CONT\t(_AT(pteval_t, 1) << 52)\n", "PTE_CONT",
+		      0, "( _AT ( pteval_t , 1 ) << 52 )"));
+}
+
+/* 1: read as want; 0: read as another value; -1: not read (why says so) */
+static int value_is(const char *a, const char *b, const char *name, unsigned long long want)
+{
+	char *codes[2] = { code_only(a), code_only(b) }, why[200] = "";
+	unsigned long long v = 0;
+	int r = kernel_macro_value((const char *const *)codes, 2, name, &v, why, sizeof(why)) ?
+		v == want : -1;
+
+	if (r == 0)
+		printf("    # %s: %llu\n", name, v);
+	free(codes[0]);
+	free(codes[1]);
+	return r;
+}
+
+/* Constants are evaluated for 4K pages, across the files read. */
+static void test_dup_values(void)
+{
+	const char *hwdef = "#define PTE_DBM\t\t(_AT(pteval_t, 1) << 51)\t/* DBM */\n"
+			    "#define CONT_PTE_SHIFT\t(CONFIG_ARM64_CONT_PTE_SHIFT + PAGE_SHIFT)\n"
+			    "#define CONT_PTES\t(1 << (CONT_PTE_SHIFT - PAGE_SHIFT))\n"
+			    "#define CONT_PTE_MASK\t(~((CONT_PTES * PAGE_SIZE) - 1))\n"
+			    "#define ODD\t(PTE_DBM | UL(3) | BIT(2) | sizeof(int))\n";
+	const char *prot = "#define PTE_WRITE\t(PTE_DBM)\t /* same as DBM (51) */\n";
+
+	EXPECT_EQ(value_is(hwdef, prot, "PTE_WRITE", 1ULL << 51), 1);
+	EXPECT_EQ(value_is(hwdef, prot, "CONT_PTE_SHIFT", 16), 1);
+	EXPECT_EQ(value_is(hwdef, prot, "CONT_PTES", 16), 1);
+	EXPECT_EQ(value_is(hwdef, prot, "CONT_PTE_MASK", ~0xffffULL), 1);
+	EXPECT_EQ(value_is(hwdef, prot, "ODD", 0), -1); /* sizeof: not read, said so */
+	EXPECT_EQ(value_is(hwdef, prot, "MISSING", 0), -1);
+}
+
+/* The fetched trees agree with every copy; a changed one is named. */
+static void test_dup_check_on_fetched_trees(void)
+{
+	static const char *const versions[] = { "6.12", "7.2", "7.3" };
+	char tree[256], err[512];
+	int checked = 0;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(versions); i++) {
+		snprintf(tree, sizeof(tree), "build/kernels/linux-%s/arch/arm64/include/asm/pgtable.h",
+			 versions[i]);
+		FILE *f = fopen(tree, "r");
+		if (!f)
+			continue;
+		fclose(f);
+		snprintf(tree, sizeof(tree), "build/kernels/linux-%s", versions[i]);
+		err[0] = 0;
+		EXPECT_EQ(kernel_dups_check(tree, err, sizeof(err)), 0);
+		if (err[0])
+			printf("    # %s: %s\n", versions[i], err);
+		checked++;
+	}
+	if (!checked)
+		ktap_skip_now = "no fetched kernel tree (run from the top of the tree)";
+}
+
 static const struct ktap_case cases[] = {
 	{ "dispatch_block_split_reads_code_not_comments", test_block_split_reads_code_not_comments },
 	{ "quirks_ignore_comments_and_strings", test_comments_and_strings_do_not_count },
 	{ "mkcont_quirk_reads_the_body", test_mkcont_quirk_reads_the_body },
 	{ "dispatch_block_split", test_block_split },
 	{ "dispatch_block_markers_missing", test_block_markers_missing },
+	{ "dup_definitions_are_tokens", test_dup_definitions_are_tokens },
+	{ "dup_values", test_dup_values },
+	{ "dup_check_on_fetched_trees", test_dup_check_on_fetched_trees },
 };
 
 int main(void)

@@ -2,7 +2,9 @@
 /*
  * arm64 page-table entry layout with Linux's names (4 KiB granule, 48-bit
  * output addresses). Shared by the reference contpte code, the raw
- * operations and the shim that compiles a kernel's contpte.c.
+ * operations and the shim that compiles a kernel's contpte.c: the values
+ * kernel code reads are checked against each tree's (kernel/quirks.c,
+ * kernel_dups; in sync with 7.3).
  */
 #ifndef PTELAB_ARM64_PGTABLE_HWDEF_H
 #define PTELAB_ARM64_PGTABLE_HWDEF_H

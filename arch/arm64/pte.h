@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* arm64 pte value helpers, with the kernel's names and semantics. */
+/*
+ * arm64 pte value helpers, with the kernel's names and semantics (7.3's;
+ * kernel/quirks.c's kernel_dups checks each tree still defines them so).
+ */
 #ifndef PTELAB_ARM64_PTE_H
 #define PTELAB_ARM64_PTE_H
 

@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Kernel definitions the lab duplicates, as tools/testing/vma does: each
- * says which kernel header it must stay in sync with (checked against
- * 7.3). Behaviour that differs in the lab is in lab.h, stubs in stubs.h.
+ * says which kernel header it must stay in sync with (taken from 7.3).
+ * kernel/quirks.c's kernel_dups checks every tree at build time against
+ * these and against the arm64 layout the shim compiles kernel code with
+ * (arch/arm64/pgtable-hwdef.h, pte.h), by value or by body, and refuses
+ * a tree that changed one, naming the file and the definition. Not
+ * checked (ptelab's versions are simplifications, not copies): the
+ * compiler attributes, READ_ONCE/WRITE_ONCE, try_cmpxchg, KERNEL_VERSION.
+ * Behaviour that differs in the lab is in lab.h, stubs in stubs.h.
  */
 #ifndef PTELAB_SHIM_DUP_H
 #define PTELAB_SHIM_DUP_H

@@ -446,6 +446,61 @@ def test_backend_cache_key_covers_pgtable_h_and_compiler(tmp_path):
     assert "building backend" in after_cc.stderr
 
 
+# A tree that changed a definition the shim duplicates is refused by name,
+# before anything is compiled; a comment is no change.
+DUP_CHANGES = {
+    # (file, old, new, what the one error line names)
+    "value": ("arch/arm64/include/asm/pgtable-hwdef.h",
+              "#define CONT_PTE_SHIFT\t\t(CONFIG_ARM64_CONT_PTE_SHIFT + PAGE_SHIFT)",
+              "#define CONT_PTE_SHIFT\t\t(CONFIG_ARM64_CONT_PTE_SHIFT + 1 + PAGE_SHIFT)",
+              "CONT_PTE_SHIFT is 17 in this tree, but ptelab's copy in arch/arm64/pgtable-hwdef.h "
+              "(in sync with 7.3) is 16"),
+    "bit": ("arch/arm64/include/asm/pgtable-prot.h",
+            "#define PTE_DIRTY\t\t(_AT(pteval_t, 1) << 55)",
+            "#define PTE_DIRTY\t\t(_AT(pteval_t, 1) << 57)",
+            "PTE_DIRTY is 0x200000000000000 in this tree"),
+    "body": ("arch/arm64/include/asm/pgtable.h",
+             "#define pte_dirty(pte)\t\t(pte_sw_dirty(pte) || pte_hw_dirty(pte))",
+             "#define pte_dirty(pte)\t\t(pte_sw_dirty(pte))",
+             'pte_dirty is "( pte_sw_dirty ( $1 ) )" in this tree, but ptelab\'s copy in '
+             'arch/arm64/pte.h (in sync with 7.3) follows'),
+}
+
+
+@needs_73
+@pytest.mark.parametrize("change", sorted(DUP_CHANGES))
+def test_tree_with_a_changed_duplicated_definition_is_refused(tmp_path, change):
+    rel, old, new, needle = DUP_CHANGES[change]
+    tree = make_tree(tmp_path, change)
+    f = tree / rel
+    text = f.read_text()
+    assert old in text
+    f.write_text(text.replace(old, new, 1))
+    p = run("run", "munmap", "--size", "4M", "--impl", f"tree:{tree}")
+    assert p.returncode == 2
+    line, = [l for l in p.stderr.splitlines() if "error" in l]
+    assert line.startswith("ptelab: error: kernel 7.3") and f"{rel}: " in line and needle in line, line
+    assert "building backend" not in p.stderr
+    # check refuses it the same way
+    c = run("check", "--impl", f"tree:{tree}", "--sequences", "1")
+    assert c.returncode == 2 and needle in c.stderr
+
+
+@needs_73
+def test_a_comment_on_a_duplicated_definition_is_no_change(tmp_path):
+    tree = make_tree(tmp_path, "comment")
+    f = tree / "arch/arm64/include/asm/pgtable-hwdef.h"
+    old = "#define CONT_PTE_SHIFT\t\t(CONFIG_ARM64_CONT_PTE_SHIFT + PAGE_SHIFT)"
+    text = f.read_text()
+    assert old in text
+    f.write_text(text.replace(old, old + " /* CONT_PTE_SHIFT is 17 (one day) */\n"
+                              "/* #define CONT_PTE_SHIFT 99 */", 1))
+    p = run("run", "munmap", "--size", "4M", "--impl", f"tree:{tree}", "--json")
+    assert p.returncode == 0, p.stderr
+    j, = json_lines(p.stdout)
+    assert j["invariants"]["ok"]
+
+
 def _fetch(version, build, **env):
     e = dict(os.environ, **env)
     return subprocess.run(["bash", str(ROOT / "kernel" / "fetch.sh"), version, str(build)],
