@@ -2,11 +2,14 @@
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+# the fit scripts import their shared helpers (tools/fitlib.py)
+sys.path.insert(0, str(ROOT / "tools"))
 
 
 def _binary():

@@ -20,7 +20,7 @@ def test_solve_is_exact_on_a_known_system():
     a = [[2.0, 1.0, 0.0], [0.0, 3.0, 1.0], [1.0, 0.0, 4.0]]
     x = [1.5, -2.0, 0.25]
     b = [sum(r[i] * x[i] for i in range(3)) for r in a]
-    assert all(abs(u - v) < 1e-9 for u, v in zip(fit_s2.solve(a, b), x))
+    assert all(abs(u - v) < 1e-9 for u, v in zip(fit_s2.fitlib.solve(a, b, "test"), x))
 
 
 @pytest.mark.skipif(not (ROOT / "ptelab").exists(), reason="optimised binary not built")
