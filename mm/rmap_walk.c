@@ -118,36 +118,38 @@ static bool rmap_walk_one(struct folio *folio, struct vm_area_struct *vma,
 	return true;
 }
 
-static void rmap_walk_anon(struct folio *folio, struct rmap_walk_control *rwc)
+/* Every VMA of root that may map the folio's page offsets, in turn. */
+static void rmap_walk_tree(struct folio *folio, struct rb_root_cached *root,
+			   struct rmap_walk_control *rwc)
 {
-	struct anon_vma *anon_vma = folio_anon_vma(folio);
 	unsigned long pgoff_start = folio_pgoff(folio);
 	unsigned long pgoff_end = pgoff_start + (unsigned long)folio_nr_pages(folio) - 1;
 	struct vm_area_struct *vma;
 
-	if (!anon_vma)
-		return;
-	hw_count(EV_lock_acquire, 1); /* anon_vma_lock_read */
-	vma_interval_tree_foreach(vma, &anon_vma->rb_root, pgoff_start, pgoff_end) {
+	vma_interval_tree_foreach(vma, root, pgoff_start, pgoff_end) {
 		if (!rmap_walk_one(folio, vma, pgoff_start, rwc))
 			break;
 	}
 }
 
+static void rmap_walk_anon(struct folio *folio, struct rmap_walk_control *rwc)
+{
+	struct anon_vma *anon_vma = folio_anon_vma(folio);
+
+	if (!anon_vma)
+		return;
+	hw_count(EV_lock_acquire, 1); /* anon_vma_lock_read */
+	rmap_walk_tree(folio, &anon_vma->rb_root, rwc);
+}
+
 static void rmap_walk_file(struct folio *folio, struct rmap_walk_control *rwc)
 {
 	struct address_space *mapping = folio_mapping(folio);
-	unsigned long pgoff_start = folio_pgoff(folio);
-	unsigned long pgoff_end = pgoff_start + (unsigned long)folio_nr_pages(folio) - 1;
-	struct vm_area_struct *vma;
 
 	if (!mapping)
 		return;
 	hw_count(EV_lock_acquire, 1); /* i_mmap_lock_read */
-	vma_interval_tree_foreach(vma, &mapping->i_mmap, pgoff_start, pgoff_end) {
-		if (!rmap_walk_one(folio, vma, pgoff_start, rwc))
-			break;
-	}
+	rmap_walk_tree(folio, &mapping->i_mmap, rwc);
 }
 
 void rmap_walk(struct folio *folio, struct rmap_walk_control *rwc)
