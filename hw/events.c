@@ -40,3 +40,9 @@ bool hw_event_is_attribution(int ev)
 {
 	return ev == EV_contpte_get_read || ev == EV_young_read || ev == EV_young_atomic;
 }
+
+bool hw_event_is_count_only(int ev)
+{
+	return hw_event_is_attribution(ev) || ev == EV_contpte_get || ev == EV_fold ||
+	       ev == EV_unfold || ev == EV_lock_contended;
+}

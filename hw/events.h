@@ -41,7 +41,18 @@
 	X(folio_free)       /* folio returned to the page allocator */           \
 	X(pt_alloc)         /* page-table page allocated */                      \
 	X(pt_free)          /* page-table page freed */                          \
-	X(gather_flush)     /* mmu_gather batch flushed (tlb_flush_mmu) */
+	X(gather_flush)     /* mmu_gather batch flushed (tlb_flush_mmu) */ \
+	X(spte_read)        /* KVM software load of a secondary-MMU leaf (SPTE) */ \
+	X(spte_write)       /* KVM software store of an SPTE */                 \
+	X(spte_atomic)      /* KVM atomic RMW of an SPTE (cmpxchg/xchg/and) */  \
+	X(kvm_flush)        /* kvm_flush_remote_tlbs(): one call, software part */ \
+	X(tlbi_vmid)        /* arm64 TLBI VMALLS12E1IS / VMALLE1IS: one VMID */  \
+	X(tlbi_ipa)         /* arm64 TLBI IPAS2E1IS: one IPA's stage-2 entry */ \
+	X(vcpu_kick)        /* vCPU kicked out of guest mode by an IPI, re-entered */ \
+	X(mmu_lock_read)    /* kvm->mmu_lock taken for read */                  \
+	X(mmu_lock_write)   /* kvm->mmu_lock taken for write */                 \
+	X(secondary_fault)  /* EPT violation / stage-2 abort handled by KVM */  \
+	X(fault_retry)      /* a secondary fault given up for an invalidation */
 
 enum hw_event {
 #define X(name) EV_##name,
@@ -74,5 +85,12 @@ int hw_event_by_name(const char *name);
  * must not cost them, or the time would be counted twice.
  */
 bool hw_event_is_attribution(int ev);
+/*
+ * Counters whose work other events already cost (a fold's or unfold's
+ * entries and TLBIs, a gather's loads) or that only say how often
+ * something happened (lock_contended: waiting is modelled time in sim/).
+ * A profile may leave them out; every other event needs a cost.
+ */
+bool hw_event_is_count_only(int ev);
 
 #endif

@@ -18,13 +18,16 @@ static char *trim(char *s)
 
 /*
  * Format: "key = value" lines, '#' starts a comment. Keys: name, arch,
- * description, fitted_on, and cost.EVENT (ns per event).
+ * description, fitted_on, and cost.EVENT (ns per event). Every event but
+ * the count-only ones needs a cost: a profile written before an event
+ * existed fails here, naming it, instead of costing it 0 in silence.
  */
 int profile_parse(FILE *f, const char *where, const char *name, struct profile *p,
 		  char *err, size_t errlen)
 {
 	char line[512];
 	int lineno = 0;
+	bool costed[NR_HW_EVENTS] = { false };
 
 	memset(p, 0, sizeof(*p));
 	snprintf(p->name, sizeof(p->name), "%s", name);
@@ -68,8 +71,17 @@ int profile_parse(FILE *f, const char *where, const char *name, struct profile *
 				return -1;
 			}
 			p->cost[ev] = v;
+			costed[ev] = true;
 		} else {
 			snprintf(err, errlen, "%s:%d: unknown key '%s'", where, lineno, key);
+			return -1;
+		}
+	}
+	for (int ev = 0; ev < NR_HW_EVENTS; ev++) {
+		if (!costed[ev] && !hw_event_is_count_only(ev)) {
+			snprintf(err, errlen, "%s: no cost for event '%s'; add 'cost.%s = NS' "
+				 "with a comment naming its source", where, hw_event_names[ev],
+				 hw_event_names[ev]);
 			return -1;
 		}
 	}
@@ -82,5 +94,30 @@ double profile_modelled_ns(const struct profile *p, const struct hw_counters *c)
 
 	for (int i = 0; i < NR_HW_EVENTS; i++)
 		ns += (double)c->v[i] * p->cost[i];
+	return ns;
+}
+
+void profile_meter_init(struct profile_meter *m, const struct profile *p)
+{
+	m->p = p;
+	hw_events_snapshot(&m->seen);
+	m->owed = 0;
+}
+
+u64 profile_meter_cost_since(void *meter)
+{
+	struct profile_meter *m = meter;
+	u64 ns;
+
+	for (int i = 0; i < NR_HW_EVENTS; i++) {
+		u64 d = hw_events.v[i] - m->seen.v[i];
+
+		if (d) {
+			m->owed += (double)d * m->p->cost[i];
+			m->seen.v[i] = hw_events.v[i];
+		}
+	}
+	ns = (u64)m->owed;
+	m->owed -= (double)ns;
 	return ns;
 }

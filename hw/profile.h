@@ -28,4 +28,19 @@ int profile_parse(FILE *f, const char *where, const char *name, struct profile *
 		  char *err, size_t errlen);
 double profile_modelled_ns(const struct profile *p, const struct hw_counters *c);
 
+/*
+ * Modelled time as it is spent: the cost of the events counted since the
+ * last call. Shaped as the discrete-event engine's cost hook
+ * (sim_set_cost_hook(e, profile_meter_cost_since, &meter)), so what a
+ * sim agent counts becomes its clock; fractions of a ns carry over.
+ */
+struct profile_meter {
+	const struct profile *p;
+	struct hw_counters seen;
+	double owed;
+};
+
+void profile_meter_init(struct profile_meter *m, const struct profile *p);
+u64 profile_meter_cost_since(void *meter);
+
 #endif
