@@ -21,6 +21,8 @@ struct mmu_notifier_range {
 
 #define MMU_NOTIFY_UNMAP 0
 #define MMU_NOTIFY_CLEAR 1
+#define MMU_NOTIFY_PROTECTION_VMA 2
+#define MMU_NOTIFY_PROTECTION_PAGE 3
 
 struct mmu_notifier_ops {
 	bool (*clear_flush_young)(struct mmu_notifier *sub, struct mm_struct *mm,
@@ -33,6 +35,18 @@ struct mmu_notifier_ops {
 				      const struct mmu_notifier_range *range);
 	void (*invalidate_range_end)(struct mmu_notifier *sub,
 				     const struct mmu_notifier_range *range);
+	/*
+	 * The seed's batched op (v1, Feb 2023, "mm/kvm: add
+	 * mmu_notifier_test_clear_young()"): test, or test and clear, the
+	 * young bits of [start, end) in one call as bitmap asks (see
+	 * mmu_notifier_test_clear_young()). false: no fast path here, the
+	 * caller may fall back to clear_young.
+	 */
+	bool (*test_clear_young)(struct mmu_notifier *sub, struct mm_struct *mm,
+				 unsigned long start, unsigned long end,
+				 unsigned long *bitmap);
+	/* exit_mmap: the mm's last user has gone; drop every secondary mapping */
+	void (*release)(struct mmu_notifier *sub, struct mm_struct *mm);
 };
 
 struct mmu_notifier {
@@ -62,6 +76,9 @@ bool __mmu_notifier_clear_young(struct mm_struct *mm, unsigned long start,
 bool __mmu_notifier_test_young(struct mm_struct *mm, unsigned long address);
 void __mmu_notifier_invalidate_range_start(struct mmu_notifier_range *range);
 void __mmu_notifier_invalidate_range_end(struct mmu_notifier_range *range);
+int __mmu_notifier_test_clear_young(struct mm_struct *mm, unsigned long start,
+				    unsigned long end, bool fallback, unsigned long *bitmap);
+void __mmu_notifier_release(struct mm_struct *mm);
 
 static inline bool mmu_notifier_clear_flush_young(struct mm_struct *mm,
 						  unsigned long start, unsigned long end)
@@ -84,6 +101,33 @@ static inline bool mmu_notifier_test_young(struct mm_struct *mm, unsigned long a
 	if (mm_has_notifiers(mm))
 		return __mmu_notifier_test_young(mm, address);
 	return false;
+}
+
+/*
+ * The seed v1's batched young op. The bitmap (at least (end - start) /
+ * PAGE_SIZE bits) is indexed from the end: addr's bit is
+ * (end - addr) / PAGE_SIZE - 1, which suits a caller looping forward.
+ * For each young secondary entry the bit is flipped, and the entry's
+ * young bit cleared only if the bit was 1: a 0 asks "test", a 1 asks
+ * "test and clear", and for a young entry it reads 1 or 0 afterwards.
+ * A subscriber without the fast path falls back to clear_young if
+ * fallback is true (and its result is returned); otherwise, and when
+ * every subscriber took the fast path, the return is 0.
+ */
+static inline int mmu_notifier_test_clear_young(struct mm_struct *mm, unsigned long start,
+						unsigned long end, bool fallback,
+						unsigned long *bitmap)
+{
+	if (mm_has_notifiers(mm))
+		return __mmu_notifier_test_clear_young(mm, start, end, fallback, bitmap);
+	return 0;
+}
+
+/* exit_mmap (7.3): the secondary MMUs let go before the teardown */
+static inline void mmu_notifier_release(struct mm_struct *mm)
+{
+	if (mm_has_notifiers(mm))
+		__mmu_notifier_release(mm);
 }
 
 static inline void mmu_notifier_range_init(struct mmu_notifier_range *range, int event,
