@@ -18,6 +18,7 @@
 #include "mm/switches.h"
 #include "hw/host.h"
 #include "mm/mm.h"
+#include "mm/mmu_notifier.h"
 #include "mm/rmap.h"
 
 static int copy_present_ptes(struct vm_area_struct *dst_vma,
@@ -79,19 +80,34 @@ static int copy_pte_range(struct vm_area_struct *dst_vma,
 static int copy_page_range(struct vm_area_struct *dst_vma,
 			   struct vm_area_struct *src_vma)
 {
+	/* a COW mapping's parent entries become read-only: secondary MMUs must follow */
+	bool is_cow = (src_vma->vm_flags & (VM_SHARED | VM_WRITE)) == VM_WRITE;
+	struct mmu_notifier_range range;
+	int ret = 0;
+
+	mmu_notifier_range_init(&range, MMU_NOTIFY_PROTECTION_PAGE, src_vma->vm_mm,
+				src_vma->vm_start, src_vma->vm_end);
+	if (is_cow)
+		mmu_notifier_invalidate_range_start(&range);
 	for (unsigned long addr = src_vma->vm_start, next; addr < src_vma->vm_end; addr = next) {
 		pmd_t *src_pmd = pmd_walk(src_vma->vm_mm, addr), *dst_pmd;
 
 		next = pmd_addr_end(addr, src_vma->vm_end);
 		if (!src_pmd || pmd_none(*src_pmd))
 			continue;
-		if (!pmd_table(*src_pmd))
-			return -1; /* PMD-mapped THP: copy_huge_pmd is not modelled */
+		if (!pmd_table(*src_pmd)) {
+			ret = -1; /* PMD-mapped THP: copy_huge_pmd is not modelled */
+			break;
+		}
 		dst_pmd = pmd_alloc_walk(dst_vma->vm_mm, addr);
-		if (!dst_pmd || copy_pte_range(dst_vma, src_vma, dst_pmd, src_pmd, addr, next))
-			return -1;
+		if (!dst_pmd || copy_pte_range(dst_vma, src_vma, dst_pmd, src_pmd, addr, next)) {
+			ret = -1;
+			break;
+		}
 	}
-	return 0;
+	if (is_cow)
+		mmu_notifier_invalidate_range_end(&range);
+	return ret;
 }
 
 struct mm_struct *dup_mm(struct mm_struct *oldmm)

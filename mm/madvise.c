@@ -12,6 +12,7 @@
 #include "hw/phys.h"
 #include "mm/lru.h"
 #include "mm/mm.h"
+#include "mm/mmu_notifier.h"
 #include "mm/pagewalk.h"
 
 /*
@@ -92,8 +93,16 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int
 		struct mmu_gather tlb;
 
 		tlb_gather_mmu(&tlb, mm);
-		for (struct vm_area_struct *v = vma; v && v->vm_start < end; v = v->vm_next)
+		for (struct vm_area_struct *v = vma; v && v->vm_start < end; v = v->vm_next) {
+			/* zap_vma_range_batched (7.3): one invalidation per VMA */
+			struct mmu_notifier_range range;
+
+			mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, mm, max(start, v->vm_start),
+						min(end, v->vm_end));
+			mmu_notifier_invalidate_range_start(&range);
 			unmap_vmas(&tlb, v, start, end);
+			mmu_notifier_invalidate_range_end(&range);
+		}
 		tlb_finish_mmu(&tlb);
 		return 0;
 	}
@@ -101,9 +110,16 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int
 		return -1;
 	for (struct vm_area_struct *v = vma; v && v->vm_start < end; v = v->vm_next) {
 		unsigned long s = max(start, v->vm_start), e = min(end, v->vm_end);
+		/* madvise_free_single_vma (7.3) invalidates; MADV_COLD does not */
+		struct mmu_notifier_range range;
 
+		mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, mm, s, e);
+		if (advice == MADV_FREE)
+			mmu_notifier_invalidate_range_start(&range);
 		walk_page_range(mm, s, e, &madvise_walk_ops, &advice);
 		flush_tlb_range(v, s, e);
+		if (advice == MADV_FREE)
+			mmu_notifier_invalidate_range_end(&range);
 	}
 	return 0;
 }

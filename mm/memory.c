@@ -15,6 +15,7 @@
 #include "hw/cpu.h"
 #include "mm/filemap.h"
 #include "mm/mm.h"
+#include "mm/mmu_notifier.h"
 #include "mm/rmap.h"
 
 
@@ -146,12 +147,23 @@ static vm_fault_t do_wp_page(struct vm_fault *vmf)
 	folio_add_new_anon_rmap(new, vma, addr);
 	folio_add_lru_vma(new, vma);
 	entry = pte_mkyoung(pte_mkdirty(pte_mkwrite(pfn_pte(folio_pfn(new), vma->vm_page_prot))));
+	/*
+	 * wp_page_copy (7.3): secondary MMUs drop the old page first. The
+	 * kernel starts the invalidation before it retakes the PTL; the lab
+	 * keeps the PTL it was given (it is a count here, not a lock).
+	 */
+	struct mmu_notifier_range range;
+
+	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, mm, addr & PAGE_MASK,
+				(addr & PAGE_MASK) + PAGE_SIZE);
+	mmu_notifier_invalidate_range_start(&range);
 	/* ptep_clear_flush: the old translation goes before the new one comes */
 	ptep_get_and_clear_full(mm, addr, ptep, 0);
 	flush_tlb_page(vma, addr);
 	set_pte_at(mm, addr, ptep, entry);
 	folio_remove_rmap_pte(folio, page, vma);
 	pte_unmap_unlock(ptep, ptl);
+	mmu_notifier_invalidate_range_end(&range);
 	folios_put_refs_one(folio, 1);
 	return 0;
 }

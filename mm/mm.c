@@ -70,6 +70,8 @@ void mmput(struct mm_struct *mm)
 {
 	struct mmu_gather tlb;
 
+	/* mm's last user has gone, and its about to be pulled down */
+	mmu_notifier_release(mm);
 	mm->fullmm_teardown = true;
 	hw_machine.asid_retired[mm->context.asid] = true;
 	tlb_gather_mmu_fullmm(&tlb, mm);

@@ -15,6 +15,7 @@
 #include "hw/host.h"
 #include "mm/filemap.h"
 #include "mm/mm.h"
+#include "mm/mmu_notifier.h"
 #include "mm/rmap.h"
 
 /*
@@ -108,8 +109,14 @@ int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 		split_vma(last, end);
 
 	tlb_gather_mmu(&tlb, mm);
+	/* 7.3's unmap_vmas(): secondary MMUs let go of the range before the zap */
+	struct mmu_notifier_range range;
+
+	mmu_notifier_range_init(&range, MMU_NOTIFY_UNMAP, mm, start, end);
+	mmu_notifier_invalidate_range_start(&range);
 	for (vma = *link; vma && vma->vm_start < end; vma = vma->vm_next)
 		unmap_vmas(&tlb, vma, start, end);
+	mmu_notifier_invalidate_range_end(&range);
 	struct vm_area_struct *next = vma;
 	free_pgtables(&tlb, mm, prev ? prev->vm_end : 0, next ? next->vm_start : ~0UL);
 	tlb_finish_mmu(&tlb);

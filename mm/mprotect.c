@@ -11,6 +11,7 @@
  * refolds it), then one TLB flush for the range.
  */
 #include "mm/mm.h"
+#include "mm/mmu_notifier.h"
 
 static void change_pte_range(struct vm_area_struct *vma, pmd_t *pmdp,
 			     unsigned long addr, unsigned long end)
@@ -50,13 +51,24 @@ int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
 	for (struct vm_area_struct *v = vma; v && v->vm_start < end; v = v->vm_next) {
 		v->vm_flags = (v->vm_flags & ~(VM_READ | VM_WRITE | VM_EXEC)) | vm_flags;
 		v->vm_page_prot = arch->vm_get_page_prot(v->vm_flags);
+		/* change_pmd_range (7.3): invalidate from the first table changed */
+		struct mmu_notifier_range range = { 0 };
+
 		for (unsigned long addr = v->vm_start, next; addr < v->vm_end; addr = next) {
 			pmd_t *pmdp = pmd_walk(mm, addr);
 
 			next = min((addr + SZ_2M) & ~(SZ_2M - 1), v->vm_end);
-			if (pmdp && pmd_table(*pmdp))
+			if (pmdp && pmd_table(*pmdp)) {
+				if (!range.start) {
+					mmu_notifier_range_init(&range, MMU_NOTIFY_PROTECTION_VMA, mm,
+								addr, v->vm_end);
+					mmu_notifier_invalidate_range_start(&range);
+				}
 				change_pte_range(v, pmdp, addr, next);
+			}
 		}
+		if (range.start)
+			mmu_notifier_invalidate_range_end(&range);
 		flush_tlb_range(v, v->vm_start, v->vm_end);
 	}
 	return 0;
