@@ -20,6 +20,7 @@ enum hw_violation_kind {
 	VIOL_REFCOUNT,
 	VIOL_MAPCOUNT,
 	VIOL_FREED_FRAME,
+	VIOL_NO_PROGRESS,  /* an access faults again and again, the handler changing nothing */
 	VIOL_OTHER,
 	NR_VIOL_KINDS
 };

@@ -234,10 +234,19 @@ vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
 	return handle_pte_fault(&vmf);
 }
 
+/*
+ * A load or store by a user thread: the hardware access, and on a fault
+ * the kernel's handler, then the access again, as the CPU retries the
+ * instruction. A handler that returns success while the access keeps
+ * faulting would hang the thread forever: after ACCESS_MAX_FAULTS that is
+ * reported as a violation (no forward progress), never dropped silently.
+ */
+#define ACCESS_MAX_FAULTS 8
+
 int access_user(struct hw_cpu *cpu, struct mm_struct *mm, unsigned long addr,
 		bool write)
 {
-	for (int tries = 0; tries < 4; tries++) {
+	for (int tries = 0; tries < ACCESS_MAX_FAULTS; tries++) {
 		struct vm_area_struct *vma;
 
 		if (hw_access(cpu, addr, write) == HW_OK)
@@ -248,6 +257,9 @@ int access_user(struct hw_cpu *cpu, struct mm_struct *mm, unsigned long addr,
 		if (handle_mm_fault(vma, addr, write ? FAULT_FLAG_WRITE : 0) & VM_FAULT_ERROR)
 			return -1;
 	}
+	hw_violation(VIOL_NO_PROGRESS, "%s of %#lx faulted %d times in a row, each fault handled "
+		     "without error: the thread would retry forever",
+		     write ? "store" : "load", addr, ACCESS_MAX_FAULTS);
 	return -1;
 }
 

@@ -99,3 +99,21 @@ def test_cache_follows_the_compilers_dependency_list(tmp_path):
                             for i, (l, n) in enumerate(zip(listed, names))))
     changed = run("run", "munmap", "--size", "4M", "--impl", f"tree:{tree}")
     assert "building backend" in changed.stderr and changed.returncode == 0
+
+
+@pytest.mark.skipif(not fetched("7.3"), reason="linux-7.3 not fetched")
+def test_a_fault_that_recurs_forever_is_a_violation(tmp_path):
+    # ptep_set_access_flags on a contpte block does nothing: without
+    # hardware AF the access faults, is "handled", and faults again
+    tree = tree_with(tmp_path, "7.3",
+                     "\treturn contpte_ptep_set_access_flags(vma, addr, ptep, entry, dirty);",
+                     "\treturn 0;")
+    p = run("run", "young-scan", "--size", "1M", "--no-hafdbs", "--impl", f"tree:{tree}", "--json")
+    assert p.returncode == 1, p.stderr
+    j = json.loads(p.stdout)
+    assert not j["invariants"]["ok"]
+    assert j["invariants"]["counts"].get("no_progress", 0) > 0
+    # the unmodified tree makes progress under the same run
+    q = run("run", "young-scan", "--size", "1M", "--no-hafdbs", "--impl", "linux-7.3", "--json")
+    assert q.returncode == 0, q.stderr
+    assert json.loads(q.stdout)["invariants"]["ok"]
