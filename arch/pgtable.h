@@ -189,6 +189,12 @@ static inline int ptep_set_access_flags(struct vm_area_struct *vma,
 	return changed;
 }
 
+/* Entries one contiguous-bit block spans (arm64's CONT_PTES); 1 without the bit. */
+static inline unsigned int arch_cont_ptes(void)
+{
+	return arch->fmt->cont_ptes ? arch->fmt->cont_ptes : 1;
+}
+
 static inline unsigned int pte_batch_hint(pte_t *ptep, pte_t pte)
 {
 	return arch->pte.pte_batch_hint(ptep, pte);

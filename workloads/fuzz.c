@@ -202,7 +202,7 @@ void fuzz_sequence(u64 seed, int order, int nr_ops, bool lifecycle)
 	 * (unfold gathers it), but a block cleaned and never stored to or
 	 * remapped since must read clean.
 	 */
-	u64 block = arch->fmt->cont_ptes ? arch->fmt->cont_ptes : 1;
+	u64 block = arch_cont_ptes();
 	for (u64 i = 0; i < P_PAGES; i++) {
 		pte_t *p = ptep_of(&t, i);
 		bool present = p && pte_present(ptep_get(p));

@@ -30,6 +30,11 @@ def test_core_mm_does_not_read_the_descriptor_format():
     assert _offences("mm", r"->\s*fmt\b|\bdesc_(table|leaf|pfn)\b|\btable_addr\b") == []
 
 
+def test_workloads_do_not_read_the_descriptor_format():
+    # a workload asks the arch (arch_cont_ptes), as kernel code uses CONT_PTES
+    assert _offences("workloads", r"->\s*fmt\b|\bdesc_(table|leaf|pfn)\b|\btable_addr\b") == []
+
+
 def test_hw_knows_no_paths():
     # the lab's directory layout lives in lab/paths.c
     assert _offences("hw", r"\blab_home\b|\bgetenv\b|\bopendir\b|\bfopen\b") == []
