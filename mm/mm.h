@@ -38,10 +38,17 @@ int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
 #define MADV_COLD 20
 int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int advice);
 
-/* mlock (mm/mlock.c) and GUP population (mm/gup.c) */
+/* mlock (mm/mlock.c) and GUP (mm/gup.c) */
 int do_mlock(struct mm_struct *mm, unsigned long start, unsigned long len, bool lock);
 long populate_vma_page_range(struct vm_area_struct *vma, unsigned long start,
 			     unsigned long end);
+#define FOLL_WRITE 0x1 /* the pages will be written: break COW, fault for write */
+#define FOLL_TOUCH 0x2 /* mark them accessed (and dirty for FOLL_WRITE) */
+#define FOLL_GET 0x4   /* take a reference on each page returned */
+long get_user_pages_remote(struct mm_struct *mm, unsigned long start, unsigned long nr_pages,
+			   unsigned int gup_flags, struct page **pages, int *locked);
+bool get_user_page_fast_only(struct mm_struct *mm, unsigned long addr, unsigned int gup_flags,
+			     struct page **pagep);
 
 /* page tables */
 #define PMD_SIZE SZ_2M
