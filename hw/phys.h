@@ -35,4 +35,15 @@ static inline void hw_frame_clean(u64 pfn, u64 nr)
 
 void hw_frames_set_free(u64 pfn, u64 nr, bool free);
 
+static inline bool hw_frame_is_free(u64 pfn)
+{
+	return hw_phys.frame[pfn] & FRAME_FREE;
+}
+
+/* A store reached the frame by another way than hw_access() (a guest's, through stage 2 / EPT). */
+static inline void hw_frame_store(u64 pfn)
+{
+	hw_phys.frame[pfn] |= FRAME_WRITTEN;
+}
+
 #endif
