@@ -12,9 +12,9 @@ LDFLAGS_EXE := -rdynamic
 
 LIB_SRCS := $(wildcard hw/*.c) $(wildcard arch/*.c) $(wildcard arch/arm64/*.c) \
 	$(wildcard arch/x86/*.c) $(wildcard mm/*.c) $(wildcard lab/*.c) $(wildcard workloads/*.c) \
-	$(wildcard kernel/*.c) $(wildcard sim/*.c) \
+	$(wildcard kernel/*.c) $(wildcard sim/*.c) $(wildcard virt/*.c) \
 	$(filter-out cli/main.c,$(wildcard cli/*.c))
-HDRS := $(wildcard include/*.h hw/*.h arch/*.h arch/*/*.h mm/*.h lab/*.h workloads/*.h cli/*.h kernel/*.h sim/*.h tests/*.h)
+HDRS := $(wildcard include/*.h hw/*.h arch/*.h arch/*/*.h mm/*.h lab/*.h workloads/*.h cli/*.h kernel/*.h sim/*.h virt/*.h tests/*.h)
 
 B := build
 OBJS := $(LIB_SRCS:%.c=$(B)/opt/%.o)
