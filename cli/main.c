@@ -22,6 +22,7 @@ static void usage(FILE *f)
 		"                  [--cpus N] [--seed N] [--hw-policy accessed|first|random|adversarial]\n"
 		"                  [--tlb-entries N] [--tlbi-range] [--no-hafdbs] [--iterations N]\n"
 		"                  [--variant NAME] [--lru mglru|classic] [--reclaim SIZE]\n"
+		"                  [--vcpus N] [--host-memory SIZE]\n"
 		"                  [--timeout SECONDS] [--sanitize] [--json]\n"
 		"       ptelab reproduce [EXPERIMENT...] [--out DIR] [--size SIZE]\n"
 		"       ptelab check [--impl IMPL[,IMPL]] [--arch arm64|x86] [--sequences N] [--seed N]\n"
@@ -244,6 +245,18 @@ static int cmd_run(int argc, char **argv)
 			}
 			spec.p.reclaim = n;
 			spec.set |= RUN_OPT_RECLAIM;
+		} else if (!strcmp(a, "--vcpus")) {
+			if (parse_u64(v, &n) || n < 1 || n > 1024)
+				return die("--vcpus takes a number from 1 to 1024");
+			spec.p.nr_vcpus = (int)n;
+			spec.set |= RUN_OPT_VCPUS;
+		} else if (!strcmp(a, "--host-memory")) {
+			if (parse_size(v, &n)) {
+				snprintf(err, sizeof(err), "malformed or too large size '%s' for --host-memory; e.g. 256G", v);
+				return die(err);
+			}
+			spec.p.host_memory = n;
+			spec.set |= RUN_OPT_HOST_MEMORY;
 		} else if (!strcmp(a, "--variant")) {
 			spec.p.variant = v;
 			spec.set |= RUN_OPT_VARIANT;

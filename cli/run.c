@@ -82,6 +82,8 @@ void run_spec_defaults(struct run_spec *s, const struct workload *w)
 	s->p.hafdbs = true;
 	/* only a workload that reads --lru runs an LRU choice; the others run classic */
 	s->p.lru = w && (w->opts & RUN_OPT_LRU) ? "mglru" : NULL;
+	s->p.nr_vcpus = w ? w->default_vcpus : 0;
+	s->p.host_memory = w ? w->default_host_memory : 0;
 	s->timeout_s = DEFAULT_TIMEOUT_S;
 }
 
@@ -92,7 +94,8 @@ static const struct {
 	{ RUN_OPT_SIZE, "--size" },         { RUN_OPT_FOLIO_SIZE, "--folio-size" },
 	{ RUN_OPT_PMD_MAPPED, "--pmd-mapped" }, { RUN_OPT_ITERATIONS, "--iterations" },
 	{ RUN_OPT_VARIANT, "--variant" },   { RUN_OPT_LRU, "--lru" },
-	{ RUN_OPT_RECLAIM, "--reclaim" },
+	{ RUN_OPT_RECLAIM, "--reclaim" },   { RUN_OPT_VCPUS, "--vcpus" },
+	{ RUN_OPT_HOST_MEMORY, "--host-memory" },
 };
 
 /* "--size, --folio-size" for the options in mask. */
@@ -112,7 +115,9 @@ int run_spec_validate(struct run_spec *s, char *err, size_t errlen)
 	const struct workload *w = s->w;
 	struct run_params *p = &s->p;
 	const char *profile = s->profile[0] ? s->profile :
-			      !strcmp(p->arch, "x86") ? "xeon-silver-4210r" : "arm64-generic";
+			      !strcmp(p->arch, "x86") ? (w->profile_x86 ? w->profile_x86 : "xeon-silver-4210r")
+						      : (w->profile_arm64 ? w->profile_arm64 : "arm64-generic");
+	u64 max_size = w->max_size ? w->max_size : 64ULL << 30;
 	struct profile prof;
 	char list[160];
 
@@ -146,9 +151,20 @@ int run_spec_validate(struct run_spec *s, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	if (p->size % PAGE_SIZE || p->size > (64ULL << 30)) {
-		snprintf(err, errlen, "--size must be a multiple of 4K and at most 64G (got %llu)",
-			 (unsigned long long)p->size);
+	if (p->size % PAGE_SIZE || p->size > max_size || !p->size) {
+		snprintf(err, errlen, "--size must be a multiple of 4K, from 4K to %lluG (got %llu)",
+			 (unsigned long long)(max_size >> 30), (unsigned long long)p->size);
+		return -1;
+	}
+	if ((w->opts & RUN_OPT_VCPUS) && (p->nr_vcpus < 1 || p->nr_vcpus > 1024)) {
+		snprintf(err, errlen, "--vcpus takes a number from 1 to 1024 (got %d)", p->nr_vcpus);
+		return -1;
+	}
+	if ((w->opts & RUN_OPT_HOST_MEMORY) &&
+	    (p->host_memory % PAGE_SIZE || p->host_memory < (64ULL << 20) ||
+	     p->host_memory > (1ULL << 40))) {
+		snprintf(err, errlen, "--host-memory must be a multiple of 4K from 64M to 1T (got %llu)",
+			 (unsigned long long)p->host_memory);
 		return -1;
 	}
 	if (p->folio_size < PAGE_SIZE || p->folio_size > SZ_2M ||
@@ -261,7 +277,14 @@ static void child_run(void *arg)
 	struct rusage ru;
 	u64 t0;
 
+	static struct profile prof;
+	char perr[256];
+	struct run_params p = s->p;
+
 	memset(&cr, 0, sizeof(cr));
+	/* the profile was loaded and checked in the parent; a sim workload times itself with it */
+	if (!lab_profile_load(s->profile, &prof, perr, sizeof(perr)))
+		p.prof = &prof;
 	lab_switches_for_run(s->w->name, s->p.variant, s->without, s->nr_without);
 	/*
 	 * The lab's own tests inject a bug into ptelab here, to see that it
@@ -271,7 +294,7 @@ static void child_run(void *arg)
 	if (inject && !strcmp(inject, "segv"))
 		*(volatile int *)(uintptr_t)(inject[0] - 's' + 16) = 0;
 	t0 = now_ns();
-	cr.rc = s->w->run(&s->p, &cr.o.r, cr.err, sizeof(cr.err));
+	cr.rc = s->w->run(&p, &cr.o.r, cr.err, sizeof(cr.err));
 	cr.o.r.host_ns = now_ns() - t0;
 	getrusage(RUSAGE_SELF, &ru);
 	cr.o.r.peak_rss_kb = ru.ru_maxrss;
@@ -320,7 +343,8 @@ int run_spec_execute(struct run_spec *s, struct run_out *o, char *err, size_t er
 		*o = cr->o;
 		o->prof = prof;
 		free(rep.payload);
-		o->modelled_ns = profile_modelled_ns(&o->prof, &o->r.measured);
+		o->modelled_ns = o->r.sim_timed ? o->r.sim_modelled_ns
+						: profile_modelled_ns(&o->prof, &o->r.measured);
 		o->ok = o->viol.total == 0;
 		return 0;
 	}
@@ -419,6 +443,10 @@ void run_spec_reproducer(const struct run_spec *s, char *buf, size_t len)
 	}
 	if (s->w->opts & RUN_OPT_RECLAIM)
 		NUM("--reclaim", p->reclaim);
+	if (s->w->opts & RUN_OPT_VCPUS)
+		NUM("--vcpus", p->nr_vcpus);
+	if (s->w->opts & RUN_OPT_HOST_MEMORY)
+		NUM("--host-memory", p->host_memory);
 	for (int i = 0; i < s->nr_without; i++) {
 		WORD("--without");
 		WORD(s->without[i]);
@@ -613,6 +641,8 @@ void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o)
 	json_opt_str(f, "variant", p->variant != NULL, p->variant);
 	json_opt_str(f, "lru", opts & RUN_OPT_LRU, p->lru);
 	json_opt_u64(f, ", ", "reclaim", opts & RUN_OPT_RECLAIM, p->reclaim);
+	json_opt_u64(f, ", ", "vcpus", opts & RUN_OPT_VCPUS, (u64)p->nr_vcpus);
+	json_opt_u64(f, ", ", "host_memory", opts & RUN_OPT_HOST_MEMORY, p->host_memory);
 	fprintf(f, ", \"timeout_s\": %u, \"without\": [", s->timeout_s);
 	for (int i = 0; i < s->nr_without; i++) {
 		fprintf(f, "%s", i ? ", " : "");
@@ -645,7 +675,19 @@ void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o)
 		fprintf(f, ": ");
 		json_num(f, o->r.extra_val[i]);
 	}
-	fprintf(f, "}, \"finding\": null, \"invariants\": {\"ok\": %s, \"counts\": {",
+	fprintf(f, "}");
+	if (o->r.nr_profile) {
+		/* perf report --children of one agent class: inclusive shares of its CPU time */
+		fprintf(f, ", \"%s_profile\": {", o->r.profile_of);
+		for (int i = 0; i < o->r.nr_profile; i++) {
+			fprintf(f, "%s", i ? ", " : "");
+			json_str(f, o->r.profile[i].name);
+			fprintf(f, ": ");
+			json_num(f, o->r.profile[i].share);
+		}
+		fprintf(f, "}");
+	}
+	fprintf(f, ", \"finding\": null, \"invariants\": {\"ok\": %s, \"counts\": {",
 		o->ok ? "true" : "false");
 	for (int i = 0, n = 0; i < NR_VIOL_KINDS; i++)
 		if (o->viol.count[i])
@@ -701,9 +743,16 @@ void print_run_table(FILE *f, const struct run_spec *s, const struct run_out *o)
 			fprintf(f, "  %-18s %14llu  %12.3f ms\n", hw_event_names[i],
 				(unsigned long long)o->r.measured.v[i],
 				o->r.measured.v[i] * o->prof.cost[i] / 1e6);
-	fprintf(f, "\nmodelled time %.3f ms (profile %s)\n", o->modelled_ns / 1e6, o->prof.name);
+	fprintf(f, "\nmodelled time %.3f ms (profile %s%s)\n", o->modelled_ns / 1e6, o->prof.name,
+		o->r.sim_timed ? "; discrete-event makespan, not the events' sum" : "");
 	for (int i = 0; i < o->r.nr_extra; i++)
 		fprintf(f, "%s %.17g\n", o->r.extra_name[i], o->r.extra_val[i]);
+	if (o->r.nr_profile) {
+		fprintf(f, "%s profile (inclusive share of its CPU time, as perf report --children):\n",
+			o->r.profile_of);
+		for (int i = 0; i < o->r.nr_profile; i++)
+			fprintf(f, "  %6.2f%%  %s\n", 100 * o->r.profile[i].share, o->r.profile[i].name);
+	}
 	fprintf(f, "host time %.3f s, peak memory %ld MiB\n", o->r.host_ns / 1e9,
 		o->r.peak_rss_kb / 1024);
 	fprintf(f, "invariants: %s", o->ok ? "ok\n" : "VIOLATED\n");

@@ -11,9 +11,15 @@ const char *const hw_event_names[NR_HW_EVENTS] = {
 #undef X
 };
 
+bool hw_cost_on;
+double hw_cost_rate[NR_HW_EVENTS];
+double hw_cost_acc;
+
 void hw_events_reset(void)
 {
 	memset(&hw_events, 0, sizeof(hw_events));
+	hw_cost_on = false;
+	hw_cost_acc = 0;
 }
 
 void hw_events_snapshot(struct hw_counters *out)

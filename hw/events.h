@@ -52,7 +52,8 @@
 	X(mmu_lock_read)    /* kvm->mmu_lock taken for read */                  \
 	X(mmu_lock_write)   /* kvm->mmu_lock taken for write */                 \
 	X(secondary_fault)  /* EPT violation / stage-2 abort handled by KVM */  \
-	X(fault_retry)      /* a secondary fault given up for an invalidation */
+	X(fault_retry)      /* a secondary fault given up for an invalidation */ \
+	X(swap_io)          /* software side of one swap read or write: swap map, bio, completion */
 
 enum hw_event {
 #define X(name) EV_##name,
@@ -68,9 +69,20 @@ struct hw_counters {
 extern struct hw_counters hw_events;
 extern const char *const hw_event_names[NR_HW_EVENTS];
 
+/*
+ * A cost meter (hw/profile.h) attached: each count also adds its cost, so
+ * reading the time spent is O(1) however many events there are. One
+ * meter at a time; hw_events_reset() detaches it.
+ */
+extern bool hw_cost_on;
+extern double hw_cost_rate[NR_HW_EVENTS];
+extern double hw_cost_acc;
+
 static inline void hw_count(enum hw_event ev, u64 n)
 {
 	hw_events.v[ev] += n;
+	if (hw_cost_on)
+		hw_cost_acc += (double)n * hw_cost_rate[ev];
 }
 
 /* Snapshot/diff so a workload can report the events of one phase only. */

@@ -72,6 +72,21 @@ int profile_parse(FILE *f, const char *where, const char *name, struct profile *
 			}
 			p->cost[ev] = v;
 			costed[ev] = true;
+		} else if (!strncmp(key, "swap.", 5)) {
+			/* the machine's swap device (sim/swapdev.h), for workloads that swap */
+			char *end;
+			double v = strtod(val, &end);
+			double *f = !strcmp(key, "swap.latency_ns") ? &p->swap_latency_ns :
+				    !strcmp(key, "swap.bandwidth_mbps") ? &p->swap_bandwidth_mbps :
+				    !strcmp(key, "swap.depth") ? &p->swap_depth : NULL;
+
+			if (!f || end == val || *end || v <= 0) {
+				snprintf(err, errlen, "%s:%d: bad swap line '%s' (swap.latency_ns, "
+					 "swap.bandwidth_mbps, swap.depth take positive numbers)",
+					 where, lineno, key);
+				return -1;
+			}
+			*f = v;
 		} else {
 			snprintf(err, errlen, "%s:%d: unknown key '%s'", where, lineno, key);
 			return -1;
@@ -102,6 +117,11 @@ void profile_meter_init(struct profile_meter *m, const struct profile *p)
 	m->p = p;
 	hw_events_snapshot(&m->seen);
 	m->owed = 0;
+	/* hw_count() accumulates the cost from now on */
+	for (int i = 0; i < NR_HW_EVENTS; i++)
+		hw_cost_rate[i] = p->cost[i];
+	hw_cost_acc = 0;
+	hw_cost_on = true;
 }
 
 u64 profile_meter_cost_since(void *meter)
@@ -109,14 +129,8 @@ u64 profile_meter_cost_since(void *meter)
 	struct profile_meter *m = meter;
 	u64 ns;
 
-	for (int i = 0; i < NR_HW_EVENTS; i++) {
-		u64 d = hw_events.v[i] - m->seen.v[i];
-
-		if (d) {
-			m->owed += (double)d * m->p->cost[i];
-			m->seen.v[i] = hw_events.v[i];
-		}
-	}
+	m->owed += hw_cost_acc;
+	hw_cost_acc = 0;
 	ns = (u64)m->owed;
 	m->owed -= (double)ns;
 	return ns;

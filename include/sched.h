@@ -7,17 +7,31 @@
 #ifndef PTELAB_INCLUDE_SCHED_H
 #define PTELAB_INCLUDE_SCHED_H
 
+#include "sim/engine.h"
+
 struct reclaim_state;
+
+#define PF_MEMALLOC 0x00000800  /* reclaiming: allocations may not reclaim again */
+#define PF_KSWAPD 0x00020000    /* I am kswapd */
 
 struct task_struct {
 	const char *comm;
+	unsigned int flags;     /* PF_* */
 	/* set while the task reclaims (set_task_reclaim_state) */
 	struct reclaim_state *reclaim_state;
 };
 
 extern struct task_struct init_task;
 extern struct task_struct *current_task;
-#define current current_task
+
+/* The running sim agent's task (vCPU thread, kswapd), else the sequential one. */
+static inline struct task_struct *get_current(void)
+{
+	struct sim_agent *a = sim_current_agent;
+
+	return a && a->task ? (struct task_struct *)a->task : current_task;
+}
+#define current get_current()
 
 static inline void set_task_reclaim_state(struct task_struct *task,
 					  struct reclaim_state *rs)

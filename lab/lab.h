@@ -10,6 +10,8 @@
 
 #include "hw/mmu.h"
 
+struct profile;
+
 struct run_params {
 	const char *arch;       /* "arm64" or "x86" */
 	const char *impl;       /* contpte backend name */
@@ -27,6 +29,10 @@ struct run_params {
 	const char *variant;    /* workload-specific; NULL: the default */
 	const char *lru;        /* "mglru" or "classic" */
 	u64 reclaim;            /* bytes to reclaim (reclaim workloads); 0: 80% */
+	int nr_vcpus;           /* guest vCPUs (KVM workloads) */
+	u64 host_memory;        /* bytes of host memory (KVM workloads) */
+	/* the run's cost profile, for workloads that time themselves on sim/ */
+	const struct profile *prof;
 };
 
 /* Every module's state back to what a fresh process has (no machine). */

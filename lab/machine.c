@@ -14,7 +14,9 @@
 #include "mm/filemap.h"
 #include "mm/lru.h"
 #include "mm/mm.h"
+#include "mm/mmzone.h"
 #include "mm/reclaim.h"
+#include "mm/swap.h"
 #include "include/page.h"
 #include "lab/lab.h"
 
@@ -56,7 +58,8 @@ void lab_progress_done(void)
  *            (page_alloc_init), classic LRU and its add batch
  *            (lruvec_init), MGLRU generations and Bloom filters
  *            (lru_gen_init), mlock batch (mlock_reset), page-cache
- *            removal count (filemap_reset)
+ *            removal count (filemap_reset), node watermarks and kswapd
+ *            state (pgdat_reset), the swap device (swapoff)
  *   workloads/  exit seeds its generator per run; fuzz per sequence
  *
  * Left alone on purpose: the switches (mm_sw, arm64_sw; lab/switches.c) are the
@@ -74,6 +77,8 @@ void lab_reset(void)
 	lru_gen_init();
 	mlock_reset();
 	filemap_reset();
+	pgdat_reset();
+	swapoff();
 	hw_events_reset();
 	hw_violations_reset();
 }
@@ -132,6 +137,8 @@ int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 
 void lab_machine_teardown(void)
 {
+	swapoff();
+	pgdat_reset();
 	lru_gen_exit();
 	page_alloc_exit();
 	hw_machine_exit();

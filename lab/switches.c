@@ -26,6 +26,9 @@ static const struct {
 	  "stop gathering once young and dirty are found" },
 	{ "ptep_get_reread", &arm64_sw.ptep_get_reread, true,
 	  "reload the first dirty entry in the gather's young loop (7.3; off: one load fewer)" },
+	{ "spte_test_clear_young", &mm_sw.spte_test_clear_young, false,
+	  "S3 seed: secondary-MMU young bits in batches of 64 by a lockless test_clear_young "
+	  "(max-guest-memory variants v1, v2)" },
 };
 
 void lab_switches_reset(void)
@@ -33,6 +36,7 @@ void lab_switches_reset(void)
 	for (unsigned int i = 0; i < ARRAY_SIZE(table); i++)
 		*table[i].flag = true;
 	arm64_sw.full_mode = CONTPTE_FULL_NONE;
+	mm_sw.lru_gen_spte = LRU_GEN_SPTE_NOTIFY;
 }
 
 int lab_nr_switches(void)

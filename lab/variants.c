@@ -10,11 +10,13 @@
 
 #include "arch/arm64/switches.h"
 #include "lab/switches.h"
+#include "mm/switches.h"
 
 static const struct lab_variant {
 	const char *workload, *name;
 	const char *off;                     /* a switch it turns off, or NULL */
 	enum contpte_full_mode full_mode;    /* with exit-clear-ptes off */
+	enum lru_gen_spte lru_gen_spte;      /* MGLRU and secondary MMUs (S3) */
 } variants[] = {
 	/* S2 (exit): the kernel since 6.9 is every switch on */
 	{ "exit", "clear-ptes", NULL, CONTPTE_FULL_NONE },
@@ -22,6 +24,16 @@ static const struct lab_variant {
 	{ "exit", "no-opt", "exit_clear_ptes", CONTPTE_FULL_NONE },
 	{ "exit", "simple-full", "exit_clear_ptes", CONTPTE_FULL_SIMPLE },
 	{ "exit", "robust-full", "exit_clear_ptes", CONTPTE_FULL_ROBUST },
+	/*
+	 * S3 (max-guest-memory): core-mm of the seed's base (6.2: per-PTE,
+	 * host-only MGLRU scans), of 6.12/6.15 (clear_young_notify per PTE)
+	 * and of 7.3 (per batch). The KVM side is the workload's (kvm_config).
+	 */
+	{ "max-guest-memory", "v1", "young_batch", CONTPTE_FULL_NONE, LRU_GEN_SPTE_HOST },
+	{ "max-guest-memory", "v2", "young_batch", CONTPTE_FULL_NONE, LRU_GEN_SPTE_HOST },
+	{ "max-guest-memory", "6.12", "young_batch", CONTPTE_FULL_NONE, LRU_GEN_SPTE_NOTIFY },
+	{ "max-guest-memory", "6.15", "young_batch", CONTPTE_FULL_NONE, LRU_GEN_SPTE_NOTIFY },
+	{ "max-guest-memory", "7.3", NULL, CONTPTE_FULL_NONE, LRU_GEN_SPTE_NOTIFY },
 };
 
 static const struct lab_variant *lookup(const char *workload, const char *variant)
@@ -60,4 +72,5 @@ void lab_switches_for_run(const char *workload, const char *variant,
 	if (v->off)
 		lab_switch_off(v->off);
 	arm64_sw.full_mode = v->full_mode;
+	mm_sw.lru_gen_spte = v->lru_gen_spte;
 }

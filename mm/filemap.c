@@ -14,6 +14,8 @@
 #include "mm/filemap.h"
 #include "mm/lru.h"
 #include "mm/mm.h"
+#include "mm/shmem.h"
+#include "mm/swap.h"
 
 struct address_space *address_space_create(u64 size, unsigned int order)
 {
@@ -28,9 +30,16 @@ struct address_space *address_space_create(u64 size, unsigned int order)
 void address_space_destroy(struct address_space *mapping)
 {
 	/* truncate: drop every cached folio (they must be unmapped by now) */
-	for (u64 i = 0; i < mapping->nr_pages; i += 1UL << mapping->order) {
+	for (u64 i = 0; i < mapping->nr_pages; i++) {
 		struct folio *folio = mapping->cache[i];
 
+		if (xa_is_value(folio)) {
+			/* shmem_undo_range: the page's swap slot goes with it */
+			swap_free(radix_to_swp_entry(folio));
+			mapping->cache[i] = NULL;
+			mapping->nrswapped--;
+			continue;
+		}
 		if (!folio)
 			continue;
 		if (folio_test_lru(folio))
@@ -44,7 +53,9 @@ void address_space_destroy(struct address_space *mapping)
 
 struct folio *filemap_get_folio(struct address_space *mapping, u64 index)
 {
-	return index < mapping->nr_pages ? mapping->cache[index] : NULL;
+	struct folio *entry = index < mapping->nr_pages ? mapping->cache[index] : NULL;
+
+	return xa_is_value(entry) ? NULL : entry;
 }
 
 struct folio *filemap_read_folio(struct address_space *mapping, u64 index)
@@ -77,6 +88,11 @@ static u64 removed_pages;
 u64 filemap_removed_pages(void)
 {
 	return removed_pages;
+}
+
+void filemap_count_removed(u64 nr)
+{
+	removed_pages += nr;
 }
 
 void filemap_reset(void)
@@ -124,7 +140,9 @@ vm_fault_t filemap_fault(struct vm_fault *vmf)
 	unsigned long addr = vmf->address;
 	pmd_t *pmdp = vmf->pmd;
 	u64 pgoff = vmf->pgoff;
-	struct folio *folio = filemap_read_folio(mapping, pgoff);
+	bool write = vmf->flags & FAULT_FLAG_WRITE;
+	struct folio *folio = mapping->shmem ? shmem_get_folio(mapping, pgoff)
+					     : filemap_read_folio(mapping, pgoff);
 	pte_t *ptep;
 
 	if (!folio)
@@ -153,6 +171,12 @@ vm_fault_t filemap_fault(struct vm_fault *vmf)
 	vma->vm_mm->rss += (long)nr;
 	pte_t entry = pte_mkyoung(pfn_pte(folio_pfn(folio) + (first - folio->page.index),
 					  vma->vm_page_prot));
+	/*
+	 * A shared writable shmem mapping needs no write notification (no
+	 * dirty accounting): vm_page_prot is writable; a write fault maps dirty.
+	 */
+	if (write && (vma->vm_flags & VM_WRITE))
+		entry = pte_mkdirty(pte_mkwrite(entry));
 	set_ptes(vma->vm_mm, start, ptep, entry, (unsigned int)nr);
 	pte_unmap_unlock(ptep, ptl);
 	return 0;

@@ -17,11 +17,18 @@ struct address_space {
 	u64 nr_pages;          /* file size in pages */
 	unsigned int order;    /* folio order readahead allocates */
 	long nrpages;          /* pages cached */
+	/*
+	 * shmem (mm/shmem.c): folios are swap-backed, and a slot whose page
+	 * went to swap holds its swap entry (xa_is_value) instead of a folio.
+	 */
+	bool shmem;
+	long nrswapped;
 	struct rb_root_cached i_mmap; /* the VMAs mapping the file */
 };
 
 struct address_space *address_space_create(u64 size, unsigned int order);
 void address_space_destroy(struct address_space *mapping);
+/* The folio at index, or NULL (also for a shmem page out on swap). */
 struct folio *filemap_get_folio(struct address_space *mapping, u64 index);
 /* The folio holding index, read in (allocated, clean) if absent. */
 struct folio *filemap_read_folio(struct address_space *mapping, u64 index);
@@ -30,6 +37,8 @@ void filemap_remove_folio(struct folio *folio);
 /* Page-cache pages removed since filemap_reset() (machine setup). */
 u64 filemap_removed_pages(void);
 void filemap_reset(void);
+/* A page left a cache another way (shmem to swap): counted here too. */
+void filemap_count_removed(u64 nr);
 
 struct mm_struct;
 struct vm_area_struct *mmap_file(struct mm_struct *mm, unsigned long addr,

@@ -18,6 +18,7 @@
 #include "mm/mmu_notifier.h"
 #include "mm/reclaim.h"
 #include "mm/rmap.h"
+#include "sim/frames.h"
 
 struct folio_referenced_arg {
 	int mapcount;
@@ -26,8 +27,23 @@ struct folio_referenced_arg {
 	struct mem_cgroup *memcg;
 };
 
+static bool __folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
+				   unsigned long address, void *arg);
+
 static bool folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
 				 unsigned long address, void *arg)
+{
+	int frame = SIM_FRAME("folio_referenced_one");
+	bool ret;
+
+	sim_frame_enter(frame);
+	ret = __folio_referenced_one(folio, vma, address, arg);
+	sim_frame_exit(frame);
+	return ret;
+}
+
+static bool __folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
+				   unsigned long address, void *arg)
 {
 	struct folio_referenced_arg *pra = arg;
 	DEFINE_FOLIO_VMA_WALK(pvmw, folio, vma, address, 0);
@@ -64,7 +80,21 @@ static bool folio_referenced_one(struct folio *folio, struct vm_area_struct *vma
 			nr = folio_pte_batch(folio, pvmw.pte, pteval, max_nr);
 		}
 
-		if (lru_gen_enabled && pvmw.pte) {
+		if (lru_gen_enabled && pvmw.pte && mm_sw.lru_gen_spte == LRU_GEN_SPTE_HOST &&
+		    !mm_sw.spte_test_clear_young) {
+			/*
+			 * 6.1 .. 6.11: look around when the host's entry is young,
+			 * and ask the secondary MMUs about this page anyway (the
+			 * notifier's clear_flush_young: KVM's write lock, and a
+			 * flush if it was young there).
+			 */
+			if (pte_young(ptep_get(pvmw.pte))) {
+				lru_gen_look_around(&pvmw, nr);
+				referenced++;
+			}
+			if (ptep_clear_flush_young_notify(vma, address, pvmw.pte))
+				referenced++;
+		} else if (lru_gen_enabled && pvmw.pte) {
 			if (lru_gen_look_around(&pvmw, nr))
 				referenced++;
 		} else if (pvmw.pte) {
@@ -113,6 +143,7 @@ int folio_referenced(struct folio *folio, int is_locked, struct mem_cgroup *memc
 		.rmap_one = folio_referenced_one,
 		.arg = (void *)&pra,
 	};
+	int frame = SIM_FRAME("folio_referenced");
 
 	(void)is_locked; /* the lab's folios have no lock to take */
 	*vm_flags = 0;
@@ -120,7 +151,9 @@ int folio_referenced(struct folio *folio, int is_locked, struct mem_cgroup *memc
 		return 0;
 	if (!folio->page.mapping)
 		return 0;
+	sim_frame_enter(frame);
 	rmap_walk(folio, &rwc);
+	sim_frame_exit(frame);
 	*vm_flags = pra.vm_flags;
 	return pra.referenced;
 }

@@ -20,6 +20,7 @@
 #include "mm/lru.h"
 #include "include/sched.h"
 #include "mm/mmu_notifier.h"
+#include "sim/frames.h"
 #include "mm/pagewalk.h"
 #include "mm/reclaim.h"
 #include "mm/rmap.h"
@@ -202,6 +203,12 @@ static bool young_test(struct vm_area_struct *vma, unsigned long addr, pte_t *pt
 {
 	bool young = false;
 
+	if (mm_sw.lru_gen_spte == LRU_GEN_SPTE_HOST) {
+		/* before 6.12: the host's bits only (ptep_test_and_clear_young) */
+		for (unsigned int i = 0; i < nr; i++)
+			young |= ptep_test_and_clear_young(vma, addr + i * PAGE_SIZE, ptep + i);
+		return young;
+	}
 	if (nr > 1 && mm_sw.young_batch)
 		return test_and_clear_young_ptes_notify(vma, addr, ptep, nr);
 	for (unsigned int i = 0; i < nr; i++)
@@ -240,24 +247,27 @@ static struct folio *lru_gen_folio_of(pte_t pte)
  */
 static unsigned int age_pte_run(struct lruvec *lruvec, struct vm_area_struct *vma,
 				unsigned long addr, pte_t *ptep, unsigned long end,
-				unsigned int *young)
+				unsigned int *young, bool spte_young)
 {
 	pte_t ptent = ptep_get(ptep);
 	struct folio *folio;
 	unsigned int nr;
+	bool notify = mm_sw.lru_gen_spte == LRU_GEN_SPTE_NOTIFY;
 
 	*young = 0;
 	/*
 	 * get_pte_pfn: only present entries, and only young ones unless a
-	 * secondary MMU may hold the young bit
+	 * secondary MMU may hold the young bit (6.12+), or (the seed) it
+	 * was just found young there
 	 */
-	if (!pte_present(ptent) || (!pte_young(ptent) && !mm_has_notifiers(vma->vm_mm)))
+	if (!pte_present(ptent) ||
+	    (!pte_young(ptent) && !spte_young && !(notify && mm_has_notifiers(vma->vm_mm))))
 		return 1;
 	folio = lru_gen_folio_of(ptent);
 	if (!folio)
 		return 1;
 	nr = run_of(folio, addr, ptep, &ptent, (unsigned int)((end - addr) >> PAGE_SHIFT));
-	if (young_test(vma, addr, ptep, nr)) {
+	if (young_test(vma, addr, ptep, nr) || spte_young) {
 		/* walk_update_folio(): dirt seen in the page tables goes to the folio */
 		if (pte_dirty(ptent) && !folio_test_dirty(folio) && !folio_test_anon(folio))
 			folio_set_dirty(folio);
@@ -265,6 +275,37 @@ static unsigned int age_pte_run(struct lruvec *lruvec, struct vm_area_struct *vm
 		*young = nr;
 	}
 	return nr;
+}
+
+/*
+ * The seed (v1): the secondary MMUs' young bits of [start, end), at most
+ * MIN_LRU_BATCH entries, in one mmu_notifier_test_clear_young() asking
+ * test-and-clear for every entry; bit i of the result is the entry at
+ * start + i pages. A subscriber without the fast path falls back to one
+ * clear_young over the range, which says only "something was young":
+ * every entry counts as young then.
+ */
+static u64 spte_young_window(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	unsigned int n = (unsigned int)((end - start) >> PAGE_SHIFT), i;
+	unsigned long bitmap = n == 64 ? ~0UL : (1UL << n) - 1;
+	u64 young = 0;
+
+	if (!mm_sw.spte_test_clear_young || mm_sw.lru_gen_spte != LRU_GEN_SPTE_HOST ||
+	    !mm_has_notifiers(mm))
+		return 0;
+	if (mmu_notifier_test_clear_young(mm, start, end, true, &bitmap))
+		return n == 64 ? ~0ULL : (1ULL << n) - 1;
+	/* addr's bit is (end - addr) / PAGE_SIZE - 1: a young entry's 1 became 0 */
+	for (i = 0; i < n; i++)
+		if (!(bitmap & (1UL << (n - 1 - i))))
+			young |= 1ULL << i;
+	return young;
+}
+
+static bool spte_window_on(void)
+{
+	return mm_sw.spte_test_clear_young && mm_sw.lru_gen_spte == LRU_GEN_SPTE_HOST;
 }
 
 /*
@@ -282,13 +323,26 @@ bool lru_gen_look_around(struct page_vma_mapped_walk *pvmw, unsigned int nr)
 	unsigned long addr = pvmw->address;
 	unsigned long start, end;
 	int young = (int)nr, i = 0;
+	int frame = SIM_FRAME("lru_gen_look_around");
+	bool seed = spte_window_on() && mm_has_notifiers(vma->vm_mm);
+	bool folio_young = true;
+	u64 spte = 0;
 
-	if (!young_test(vma, addr, pte, nr))
+	sim_frame_enter(frame);
+	/*
+	 * Before the seed the caller tested the host bit; the seed asks both
+	 * MMUs about the whole window first, the folio's own entries included.
+	 */
+	if (!seed && !young_test(vma, addr, pte, nr)) {
+		sim_frame_exit(frame);
 		return false;
+	}
 	start = max(addr & PMD_MASK, vma->vm_start);
 	end = min(addr | ~PMD_MASK, vma->vm_end - 1) + 1;
-	if (end - start == PAGE_SIZE)
+	if (end - start == PAGE_SIZE && !seed) {
+		sim_frame_exit(frame);
 		return true;
+	}
 	if (end - start > MIN_LRU_BATCH * PAGE_SIZE) {
 		if (addr - start < MIN_LRU_BATCH * PAGE_SIZE / 2)
 			end = start + MIN_LRU_BATCH * PAGE_SIZE;
@@ -299,19 +353,30 @@ bool lru_gen_look_around(struct page_vma_mapped_walk *pvmw, unsigned int nr)
 			end = addr + MIN_LRU_BATCH * PAGE_SIZE / 2;
 		}
 	}
+	unsigned long folio_addr = addr, folio_end = addr + nr * PAGE_SIZE;
+
+	if (seed) {
+		spte = spte_young_window(vma->vm_mm, start, end);
+		young = 0;
+		folio_young = false;
+	}
 	pte -= (addr - start) / PAGE_SIZE;
 	for (addr = start; addr != end; i += (int)nr, pte += nr, addr += nr * PAGE_SIZE) {
 		unsigned int y;
 
-		nr = age_pte_run(lruvec, vma, addr, pte, end, &y);
-		if (rstate && rstate->stat)
+		nr = age_pte_run(lruvec, vma, addr, pte, end, &y,
+				 seed && (spte >> ((addr - start) >> PAGE_SHIFT) & 1));
+		if (seed && y && addr >= folio_addr && addr < folio_end)
+			folio_young = true;
+		else if (rstate && rstate->stat)
 			rstate->stat->nr_look_around_young += y;
 		young += (int)y;
 	}
 	/* feedback from rmap walkers to page table walkers */
 	if (suitable_to_scan(i, young))
 		update_bloom_filter(lruvec, lruvec->lrugen.max_seq, pvmw->pmd);
-	return true;
+	sim_frame_exit(frame);
+	return folio_young;
 }
 
 /* what one aging walk carries (struct lru_gen_mm_walk) */
@@ -328,10 +393,21 @@ static void walk_pte_range(struct lruvec *lruvec, struct vm_area_struct *vma, pm
 	int total = 0, young = 0;
 	unsigned int nr;
 
+	unsigned long window = start;
+	u64 spte = 0;
+
 	for (unsigned long addr = start; addr != end; ptep += nr, addr += nr * PAGE_SIZE) {
 		unsigned int y;
 
-		nr = age_pte_run(lruvec, vma, addr, ptep, end, &y);
+		/* the seed: the secondary MMUs are asked MIN_LRU_BATCH entries at a time */
+		if (spte_window_on() && (addr == start || addr - window >= MIN_LRU_BATCH * PAGE_SIZE)) {
+			window = addr;
+			spte = spte_young_window(vma->vm_mm, window,
+						 min(end, window + MIN_LRU_BATCH * PAGE_SIZE));
+		}
+		u64 bit = (addr - window) >> PAGE_SHIFT;
+
+		nr = age_pte_run(lruvec, vma, addr, ptep, end, &y, bit < 64 && (spte >> bit & 1));
 		total += (int)nr;
 		young += (int)y;
 	}
@@ -399,7 +475,9 @@ bool try_to_inc_max_seq(struct lruvec *lruvec, struct reclaim_stat *rs)
 {
 	struct lru_gen_folio *lrugen = &lruvec->lrugen;
 	struct lru_gen_mm_walk mm_walk = { .lruvec = lruvec, .rs = rs };
+	int frame = SIM_FRAME("try_to_inc_max_seq");
 
+	sim_frame_enter(frame);
 	/* the next aging's filter starts empty; look-around and this walk fill it */
 	reset_bloom_filter(lruvec, lrugen->max_seq + 1);
 	for (struct mm_struct *mm = mm_list; mm; mm = mm->next_mm)
@@ -408,6 +486,7 @@ bool try_to_inc_max_seq(struct lruvec *lruvec, struct reclaim_stat *rs)
 		inc_min_seq(lruvec);
 	lrugen->max_seq++;
 	rs->nr_aging++;
+	sim_frame_exit(frame);
 	return true;
 }
 
@@ -416,9 +495,11 @@ bool try_to_inc_max_seq(struct lruvec *lruvec, struct reclaim_stat *rs)
  * promoted since (its gen differs) is only moved (sort_folio); the others
  * are isolated and judged by shrink_folio_list.
  */
-static u64 evict_folios(u64 nr_to_reclaim, struct lruvec *lruvec, struct reclaim_stat *rs)
+static u64 evict_folios(u64 nr_to_reclaim, struct lruvec *lruvec, struct reclaim_stat *rs,
+			int *nr_scanned)
 {
 	struct lru_gen_folio *lrugen = &lruvec->lrugen;
+	int frame = SIM_FRAME("shrink_folio_list");
 	u64 reclaimed = 0;
 	int scanned = 0;
 
@@ -447,7 +528,7 @@ static u64 evict_folios(u64 nr_to_reclaim, struct lruvec *lruvec, struct reclaim
 		rs->nr_scanned += (u64)nr;
 		/* sort_folio: promoted, or not reclaimable here */
 		if (folio_lru_gen(folio) != g || folio_test_unevictable(folio) ||
-		    folio_test_dirty(folio)) {
+		    (folio_test_dirty(folio) && !folio_test_swapbacked(folio))) {
 			list_unlink(lruvec, folio);
 			list_link_head(lruvec, folio_lru_gen(folio), folio);
 			rs->nr_promoted += (u64)nr;
@@ -455,6 +536,7 @@ static u64 evict_folios(u64 nr_to_reclaim, struct lruvec *lruvec, struct reclaim
 		}
 		/* isolate_folio */
 		lru_gen_del_folio(lruvec, folio, true);
+		sim_frame_enter(frame);
 		switch (folio_check_references(folio, rs)) {
 		case FOLIOREF_ACTIVATE:
 			folio_set_active(folio);
@@ -465,31 +547,47 @@ static u64 evict_folios(u64 nr_to_reclaim, struct lruvec *lruvec, struct reclaim
 			lru_gen_add_folio(lruvec, folio, true);
 			break;
 		default:
-			if (reclaim_clean_folio(folio)) { /* the folio is gone */
+			if (reclaim_folio(folio)) { /* the folio is gone */
 				reclaimed += (u64)nr;
 			} else {
 				lru_gen_add_folio(lruvec, folio, true);
 				rs->nr_kept += (u64)nr;
 			}
 		}
+		sim_frame_exit(frame);
 	}
+	*nr_scanned = scanned;
 	return reclaimed;
 }
 
 u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, struct reclaim_stat *rs)
 {
 	struct lru_gen_folio *lrugen = &lruvec->lrugen;
-	u64 reclaimed = 0;
+	u64 reclaimed = 0, total = 0, lru_size = 0;
 	int idle = 0;
 
-	while (reclaimed < nr_to_reclaim && idle < 2 * MAX_NR_GENS) {
+	/* get_nr_to_scan's bound: one pass over what the LRU holds */
+	for (int g = 0; g < MAX_NR_GENS; g++)
+		lru_size += (u64)lrugen->nr_pages[g];
+	while (reclaimed < nr_to_reclaim && idle < 2 * MAX_NR_GENS && total <= lru_size) {
 		/* should_run_aging: only MIN_NR_GENS generations left */
 		if (lrugen->max_seq - lrugen->min_seq + 1 <= MIN_NR_GENS)
 			try_to_inc_max_seq(lruvec, rs);
-		u64 r = evict_folios(nr_to_reclaim - reclaimed, lruvec, rs);
+		int frame = SIM_FRAME("evict_folios");
+
+		sim_frame_enter(frame);
+		int scanned;
+		u64 r = evict_folios(nr_to_reclaim - reclaimed, lruvec, rs, &scanned);
+		sim_frame_exit(frame);
 
 		reclaimed += r;
-		if (r) {
+		total += (u64)scanned;
+		/*
+		 * try_to_shrink_lruvec: a batch that scanned folios (even if it
+		 * activated them all) goes on evicting; aging runs only when
+		 * two generations are left or the oldest has nothing to scan.
+		 */
+		if (scanned) {
 			idle = 0;
 		} else {
 			idle++;

@@ -45,6 +45,7 @@ void mm_reset(void)
 	asid_reset();
 	current_task = &init_task;
 	init_task.reclaim_state = NULL;
+	init_task.flags = 0;
 }
 
 struct mm_struct *mm_alloc(void)

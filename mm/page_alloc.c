@@ -13,6 +13,9 @@
 #include "hw/host.h"
 #include "hw/phys.h"
 #include "include/page.h"
+#include "include/sched.h"
+#include "mm/mmzone.h"
+#include "sim/frames.h"
 
 struct page *mem_map;
 u64 max_pfn;
@@ -83,7 +86,7 @@ u64 nr_free_pages(void)
 	return free_pages;
 }
 
-struct folio *folio_alloc(unsigned int order)
+static struct folio *rmqueue(unsigned int order)
 {
 	unsigned int o = order;
 	u64 pfn;
@@ -114,6 +117,45 @@ struct folio *folio_alloc(unsigned int order)
 		folio->page.flags |= 1UL << PG_head;
 	hw_frames_set_free(pfn, 1UL << order, false);
 	hw_count(EV_folio_alloc, 1);
+	return folio;
+}
+
+/*
+ * __alloc_pages (7.3) under watermarks: the fast path takes a page while
+ * free memory stays above low; below it kswapd is woken and the
+ * allocation may still dip to min; below min the task reclaims itself
+ * (direct reclaim), a bounded number of times, before it takes what is
+ * left or fails. A reclaiming task (PF_MEMALLOC) takes what there is.
+ */
+#define MAX_RECLAIM_RETRIES 16
+
+struct folio *folio_alloc(unsigned int order)
+{
+	struct pglist_data *pgdat = NODE_DATA(0);
+	u64 nr = 1UL << order;
+	struct folio *folio;
+
+	if (!pgdat->watermark[WMARK_MIN] || (current->flags & PF_MEMALLOC))
+		return rmqueue(order);
+	sim_sync(); /* free memory is shared with every agent */
+	if (free_pages >= pgdat->watermark[WMARK_LOW] + nr)
+		return rmqueue(order);
+	wakeup_kswapd(order);
+	for (int retries = 0;; retries++) {
+		if (free_pages >= pgdat->watermark[WMARK_MIN] + nr)
+			return rmqueue(order);
+		if (retries == MAX_RECLAIM_RETRIES)
+			break;
+		int frame = SIM_FRAME("__alloc_pages_direct_reclaim");
+
+		sim_frame_enter(frame);
+		try_to_free_pages(order);
+		sim_frame_exit(frame);
+		sim_sync();
+	}
+	folio = rmqueue(order); /* the reserves below min, as a last resort */
+	if (!folio)
+		pgdat->alloc_fail++;
 	return folio;
 }
 

@@ -45,6 +45,8 @@ enum folio_references folio_check_references(struct folio *folio,
 					     struct reclaim_stat *rs);
 /* Unmap and free a folio judged reclaimable; false if it must stay. */
 bool reclaim_clean_folio(struct folio *folio);
+/* ... any folio: a shmem one goes to swap if dirty (pageout) */
+bool reclaim_folio(struct folio *folio);
 
 /* classic LRU */
 u64 shrink_lruvec_classic(u64 nr_to_reclaim, struct reclaim_stat *rs);

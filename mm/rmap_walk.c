@@ -17,6 +17,7 @@
 #include "hw/host.h"
 #include "mm/filemap.h"
 #include "mm/rmap.h"
+#include "sim/frames.h"
 
 static void anon_vma_chain_link(struct vm_area_struct *vma, struct anon_vma *anon_vma)
 {
@@ -138,8 +139,12 @@ static void rmap_walk_anon(struct folio *folio, struct rmap_walk_control *rwc)
 
 	if (!anon_vma)
 		return;
+	int frame = SIM_FRAME("rmap_walk_anon");
+
+	sim_frame_enter(frame);
 	hw_count(EV_lock_acquire, 1); /* anon_vma_lock_read */
 	rmap_walk_tree(folio, &anon_vma->rb_root, rwc);
+	sim_frame_exit(frame);
 }
 
 static void rmap_walk_file(struct folio *folio, struct rmap_walk_control *rwc)
@@ -148,8 +153,12 @@ static void rmap_walk_file(struct folio *folio, struct rmap_walk_control *rwc)
 
 	if (!mapping)
 		return;
+	int frame = SIM_FRAME("rmap_walk_file");
+
+	sim_frame_enter(frame);
 	hw_count(EV_lock_acquire, 1); /* i_mmap_lock_read */
 	rmap_walk_tree(folio, &mapping->i_mmap, rwc);
+	sim_frame_exit(frame);
 }
 
 void rmap_walk(struct folio *folio, struct rmap_walk_control *rwc)

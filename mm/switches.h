@@ -9,10 +9,33 @@
 
 #include "hw/types.h"
 
+/*
+ * How MGLRU's page-table scans (walk_pte_range, lru_gen_look_around)
+ * reach the young bits of secondary MMUs (S3).
+ */
+enum lru_gen_spte {
+	/* 6.12+: through mmu_notifier clear_young with each young test (per PTE, or per batch with young_batch) */
+	LRU_GEN_SPTE_NOTIFY,
+	/*
+	 * 6.1 .. 6.11: host young bits only; folio_referenced_one then also
+	 * calls ptep_clear_flush_young_notify() on every PTE (with
+	 * spte_test_clear_young: the seed on that base instead).
+	 */
+	LRU_GEN_SPTE_HOST,
+};
+
 struct mm_switches {
 	bool zap_batch;   /* zap_pte_range: folio_pte_batch + mmu_gather nr_pages (S5) */
 	bool fork_batch;  /* copy_pte_range: folio_pte_batch + wrprotect_ptes per folio */
 	bool young_batch; /* rmap/MGLRU: one young test over a folio's PTEs (S1) */
+	/*
+	 * S3's seed (v1, Feb 2023) on its base (lru_gen_spte HOST): MGLRU's
+	 * walk and look-around ask secondary MMUs about MIN_LRU_BATCH entries
+	 * at once (mmu_notifier_test_clear_young), and folio_referenced_one
+	 * relies on look-around alone. No effect with lru_gen_spte NOTIFY.
+	 */
+	bool spte_test_clear_young;
+	enum lru_gen_spte lru_gen_spte; /* set by a variant, not --without */
 };
 
 extern struct mm_switches mm_sw;

@@ -14,6 +14,10 @@
 #include "include/sched.h"
 #include "mm/reclaim.h"
 #include "mm/rmap.h"
+#include "mm/shmem.h"
+#include "mm/swap.h"
+#include "hw/phys.h"
+#include "sim/frames.h"
 
 enum folio_references folio_check_references(struct folio *folio,
 					     struct reclaim_stat *rs)
@@ -63,12 +67,56 @@ bool reclaim_clean_folio(struct folio *folio)
 	return true;
 }
 
-static void shrink_active_list(long nr_pages, struct reclaim_stat *rs)
+/*
+ * shrink_folio_list's tail for one folio judged reclaimable: a page-cache
+ * folio is dropped if clean; a shmem folio is unmapped (secondary MMUs
+ * first), then written to swap if dirty (pageout -> shmem_writeout) or
+ * dropped if it never held data. false: it stays.
+ */
+bool reclaim_folio(struct folio *folio)
+{
+	bool ret;
+
+	if (!folio_test_swapbacked(folio) || !folio_mapping(folio))
+		return reclaim_clean_folio(folio);
+	if (folio_test_unevictable(folio))
+		return false;
+	if (folio_mapped(folio)) {
+		int frame = SIM_FRAME("try_to_unmap");
+
+		sim_frame_enter(frame);
+		ret = try_to_unmap(folio);
+		sim_frame_exit(frame);
+		if (!ret)
+			return false;
+	}
+	/* __remove_mapping's folio_ref_freeze: nobody but the page cache may hold it (GUP) */
+	if (folio_ref_count(folio) != 1)
+		return false;
+	if (!folio_test_dirty(folio)) {
+		for (long i = 0; i < folio_nr_pages(folio); i++)
+			if (hw_frame_written(folio_pfn(folio) + (u64)i)) {
+				hw_violation(VIOL_LOST_DIRTY, "shmem pfn %#llx was written but its folio "
+					     "is clean at reclaim: the data would be dropped",
+					     (unsigned long long)folio_pfn(folio) + (u64)i);
+				break;
+			}
+		hw_count(EV_lock_acquire, 1); /* the mapping's i_pages lock */
+		filemap_remove_folio(folio);
+		return true;
+	}
+	if (!total_swap_pages())
+		return false;
+	hw_count(EV_lock_acquire, 1);
+	return shmem_writeout(folio); /* pageout() */
+}
+
+static void shrink_active_list(enum lru_list lru, long nr_pages, struct reclaim_stat *rs)
 {
 	struct folio *folio;
 
 	hw_count(EV_lock_acquire, 1);
-	while (nr_pages > 0 && (folio = lru_last(&root_lruvec, LRU_ACTIVE_FILE))) {
+	while (nr_pages > 0 && (folio = lru_last(&root_lruvec, lru))) {
 		lru_del_folio(folio);
 		nr_pages -= folio_nr_pages(folio);
 		rs->nr_scanned += (u64)folio_nr_pages(folio);
@@ -81,20 +129,22 @@ static void shrink_active_list(long nr_pages, struct reclaim_stat *rs)
 	}
 }
 
-static u64 shrink_inactive_list(u64 nr_to_reclaim, struct reclaim_stat *rs)
+static u64 shrink_inactive_list(enum lru_list lru, u64 nr_to_reclaim, struct reclaim_stat *rs)
 {
+	int frame = SIM_FRAME("shrink_folio_list");
 	u64 reclaimed = 0;
 	int isolated = 0;
 	struct folio *folio;
 
 	hw_count(EV_lock_acquire, 1);
 	while (reclaimed < nr_to_reclaim && isolated < SWAP_CLUSTER_MAX &&
-	       (folio = lru_last(&root_lruvec, LRU_INACTIVE_FILE))) {
+	       (folio = lru_last(&root_lruvec, lru))) {
 		long nr = folio_nr_pages(folio);
 
 		lru_del_folio(folio);
 		isolated += (int)nr;
 		rs->nr_scanned += (u64)nr;
+		sim_frame_enter(frame);
 		switch (folio_check_references(folio, rs)) {
 		case FOLIOREF_ACTIVATE:
 			folio_set_active(folio);
@@ -106,34 +156,54 @@ static u64 shrink_inactive_list(u64 nr_to_reclaim, struct reclaim_stat *rs)
 			rs->nr_kept += (u64)nr;
 			break;
 		default:
-			if (reclaim_clean_folio(folio)) {
+			if (reclaim_folio(folio)) {
 				reclaimed += (u64)nr;
 			} else {
 				folio_add_lru_locked(folio);
 				rs->nr_kept += (u64)nr;
 			}
 		}
+		sim_frame_exit(frame);
 	}
 	return reclaimed;
 }
 
-u64 shrink_lruvec_classic(u64 nr_to_reclaim, struct reclaim_stat *rs)
+/* One LRU type (anon: shmem's swap-backed folios; file): its inactive list first. */
+static u64 shrink_list_type(enum lru_list inactive, u64 nr_to_reclaim, struct reclaim_stat *rs)
 {
+	enum lru_list active = inactive + 1;
 	u64 reclaimed = 0;
 
 	while (reclaimed < nr_to_reclaim) {
 		/* keep the inactive list at least as big as the active one */
-		if (root_lruvec.nr_pages[LRU_INACTIVE_FILE] < root_lruvec.nr_pages[LRU_ACTIVE_FILE])
-			shrink_active_list(SWAP_CLUSTER_MAX, rs);
-		if (!lru_last(&root_lruvec, LRU_INACTIVE_FILE))
+		if (root_lruvec.nr_pages[inactive] < root_lruvec.nr_pages[active])
+			shrink_active_list(active, SWAP_CLUSTER_MAX, rs);
+		if (!lru_last(&root_lruvec, inactive))
 			break;
-		u64 r = shrink_inactive_list(nr_to_reclaim - reclaimed, rs);
+		u64 r = shrink_inactive_list(inactive, nr_to_reclaim - reclaimed, rs);
 
 		reclaimed += r;
-		if (!r && !root_lruvec.nr_pages[LRU_ACTIVE_FILE] &&
-		    rs->nr_scanned > 4 * (u64)root_lruvec.nr_pages[LRU_INACTIVE_FILE] + 1024)
+		if (!r && !root_lruvec.nr_pages[active] &&
+		    rs->nr_scanned > 4 * (u64)root_lruvec.nr_pages[inactive] + 1024)
 			break; /* nothing reclaimable left */
 	}
+	return reclaimed;
+}
+
+/*
+ * shrink_lruvec: the anon lists (only shmem is swap-backed in the lab's
+ * workloads, and only when there is swap), then the file lists. The
+ * kernel splits the work by swappiness (get_scan_count); the lab's
+ * workloads fill one type, so the split does not arise.
+ */
+u64 shrink_lruvec_classic(u64 nr_to_reclaim, struct reclaim_stat *rs)
+{
+	u64 reclaimed = 0;
+
+	if (total_swap_pages())
+		reclaimed += shrink_list_type(LRU_INACTIVE_ANON, nr_to_reclaim, rs);
+	if (reclaimed < nr_to_reclaim)
+		reclaimed += shrink_list_type(LRU_INACTIVE_FILE, nr_to_reclaim - reclaimed, rs);
 	return reclaimed;
 }
 

@@ -147,6 +147,9 @@ static inline void sync_collected(struct sim_agent *a)
 
 	if (!e->heap_n || !agent_before(e->heap[0], a))
 		return;
+	/* within the quantum of the earliest runnable agent: run on */
+	if (e->cfg.sync_quantum_ns && e->heap[0]->clock + e->cfg.sync_quantum_ns > a->clock)
+		return;
 	n = heap_replace_top(e, a);
 	a->state = SIM_RUNNABLE;
 	n->state = SIM_RUNNING;

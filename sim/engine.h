@@ -28,6 +28,14 @@ struct sim_engine;
 struct sim_config {
 	u64 seed;          /* agents' random streams (sim_random) */
 	size_t stack_size; /* per agent; 0: SIM_DEFAULT_STACK */
+	/*
+	 * sim_sync() lets an agent run on while it is less than this many ns
+	 * ahead of the earliest runnable one (0: strict order). Interactions
+	 * closer together than the quantum are then ordered by who got there
+	 * first in host order, not by modelled time; blocking (locks, I/O,
+	 * waits) is unaffected. A speed knob for runs with many agents.
+	 */
+	u64 sync_quantum_ns;
 };
 
 #define SIM_DEFAULT_STACK (1024 * 1024UL)
@@ -50,6 +58,7 @@ struct sim_agent {
 	void (*fn)(void *arg);
 	void *arg;
 	void *priv;           /* free for the caller */
+	void *task;           /* the kernel's task_struct this agent runs as (include/sched.h's current) */
 	struct sim_engine *eng;
 	enum sim_state state;
 	u64 clock;            /* modelled ns */

@@ -11,6 +11,7 @@ extern const struct workload workload_mlock_loop;
 extern const struct workload workload_exit;
 extern const struct workload workload_reclaim_file;
 extern const struct workload workload_fuzz;
+extern const struct workload workload_max_guest_memory;
 
 const struct workload *const workloads[] = {
 	&workload_munmap,
@@ -19,6 +20,7 @@ const struct workload *const workloads[] = {
 	&workload_exit,
 	&workload_reclaim_file,
 	&workload_fuzz,
+	&workload_max_guest_memory,
 	NULL,
 };
 
@@ -36,8 +38,10 @@ void run_result_add(struct run_result *r, const char *name, double v)
 		hw_violation(VIOL_OTHER, "result %s is not a finite number", name);
 		v = 0;
 	}
-	if (r->nr_extra >= RUN_MAX_EXTRA)
+	if (r->nr_extra >= RUN_MAX_EXTRA) {
+		hw_violation(VIOL_OTHER, "result %s dropped: more than %d results", name, RUN_MAX_EXTRA);
 		return;
+	}
 	r->extra_name[r->nr_extra] = name;
 	r->extra_val[r->nr_extra++] = v;
 }

@@ -7,7 +7,15 @@
 #include "lab/lab.h"
 
 
-#define RUN_MAX_EXTRA 8
+#define RUN_MAX_EXTRA 40
+#define RUN_MAX_PROFILE 32
+
+/* One row of a sim workload's profile ("perf report --children" of an agent class). */
+struct run_profile_row {
+	char name[48];
+	double share; /* inclusive CPU time / the class's CPU time */
+	u64 calls;
+};
 
 struct run_result {
 	struct hw_counters setup;    /* events before the measured phase */
@@ -18,6 +26,16 @@ struct run_result {
 	int nr_extra;
 	const char *extra_name[RUN_MAX_EXTRA];
 	double extra_val[RUN_MAX_EXTRA];
+	/*
+	 * Workloads timed on the discrete-event engine (sim/): modelled_ns is
+	 * theirs (a phase's makespan), not the measured events times costs.
+	 */
+	bool sim_timed;
+	double sim_modelled_ns;
+	/* and the profile of one agent class (kswapd_profile in the JSON) */
+	char profile_of[16];
+	int nr_profile;
+	struct run_profile_row profile[RUN_MAX_PROFILE];
 };
 
 /*
@@ -33,6 +51,8 @@ enum run_opt {
 	RUN_OPT_VARIANT = 1 << 4,
 	RUN_OPT_LRU = 1 << 5,
 	RUN_OPT_RECLAIM = 1 << 6,
+	RUN_OPT_VCPUS = 1 << 7,
+	RUN_OPT_HOST_MEMORY = 1 << 8,
 };
 
 struct workload {
@@ -51,6 +71,11 @@ struct workload {
 	 */
 	const char *variants;
 	int min_cpus;           /* CPUs it drives (0: 1) */
+	u64 max_size;           /* largest --size (0: 64G) */
+	int default_vcpus;      /* with RUN_OPT_VCPUS */
+	u64 default_host_memory; /* with RUN_OPT_HOST_MEMORY */
+	/* its default profile per arch (NULL: the lab's) */
+	const char *profile_x86, *profile_arm64;
 	bool arm64_only;        /* models contiguous PTEs only */
 	/* returns 0, or -1 with a one-line reason in err */
 	int (*run)(const struct run_params *p, struct run_result *r, char *err,

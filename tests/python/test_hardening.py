@@ -334,7 +334,11 @@ def test_sixteen_backends_run_and_seventeen_are_refused():
     (["run", "exit", "--folio-size", "16K"], "--folio-size does not apply to workload exit"),
     (["run", "young-scan", "--pmd-mapped", "--folio-size", "2M"], "--pmd-mapped does not apply"),
     (["run", "munmap", "--profile", ""], "--profile needs a name"),
-    (["run", "munmap", "--without", "spte-test-clear-young"], "unknown switch"),
+    (["run", "munmap", "--without", "no-such-change"], "unknown switch"),
+    (["run", "munmap", "--vcpus", "4"], "--vcpus does not apply to workload munmap"),
+    (["run", "max-guest-memory", "--size", "2T"], "--size must be a multiple of 4K, from 4K to 1024G"),
+    (["run", "max-guest-memory", "--host-memory", "1M"], "--host-memory must be"),
+    (["run", "max-guest-memory", "--variant", "6.1"], "has no variant '6.1'"),
     (["run", "fuzz", "--cpus", "1"], "drives 2 CPUs"),
     (["run", "exit", "--arch", "x86"], "use --arch arm64"),
     (["run", "munmap", "--arch", "x86", "--no-hafdbs"], "--no-hafdbs does not apply to --arch x86"),
@@ -383,9 +387,9 @@ def test_params_record_what_ran():
     assert j["params"]["lru"] == "mglru" and j["params"]["iterations"] is None
 
 
-def test_list_has_no_inert_switch():
+def test_list_shows_the_s3_switch_and_workload():
     p = run("list")
-    assert "spte-test-clear-young" not in p.stdout
+    assert "spte-test-clear-young" in p.stdout and "max-guest-memory" in p.stdout
 
 
 def test_reproduce_size_scales_every_experiment(tmp_path):

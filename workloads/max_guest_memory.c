@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * S3: tools/testing/selftests/kvm/max_guest_memory_test.c on a host with
+ * less memory than the guest. The VMM backs --size of guest memory with
+ * one memfd (shmem, --folio-size folios, 4K as MADV_NOHUGEPAGE gives) in
+ * one memslot and prefaults it (one byte per page); --vcpus vCPUs then
+ * each store one u64 per page of their own contiguous share (run1); a
+ * reset; the same again (run2, the measured phase). --host-memory is the
+ * machine's RAM: what the kernel's struct pages and page tables leave is
+ * all the page allocator has, so kswapd and direct reclaim swap the
+ * memfd out to the profile's swap device throughout.
+ *
+ * Everything runs on the discrete-event engine (sim/): the VMM thread,
+ * one agent per vCPU thread and kswapd, each with its own clock advanced
+ * by the profile's cost of what it does, contending on kvm->mmu_lock and
+ * the swap device. modelled_ns is run2's makespan.
+ *
+ * --variant names the kernel: v1 (default) is the seed's base (6.2:
+ * host-only MGLRU scans, folio_referenced_one asking KVM per page under
+ * the write lock, flushing when young), and with the seed on top unless
+ * --without spte-test-clear-young; v2 the same base without the young
+ * flush; 6.12, 6.15 and 7.3 what merged instead (core-mm's shape is set
+ * by the lab, lab/variants.c; KVM's comes from kvm_config_for here).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw/cpu.h"
+#include "hw/host.h"
+#include "hw/invariants.h"
+#include "hw/profile.h"
+#include "include/sched.h"
+#include "mm/filemap.h"
+#include "mm/mmzone.h"
+#include "mm/reclaim.h"
+#include "mm/shmem.h"
+#include "mm/swap.h"
+#include "mm/switches.h"
+#include "sim/sim.h"
+#include "virt/kvm_host.h"
+#include "workloads/workload.h"
+
+#define MGM_HVA 0x100000000000UL /* where the VMM maps the memfd */
+#define MGM_GPA 0x100000000UL    /* the slot's guest-physical base (4 GiB) */
+
+enum { PH_START, PH_PREFAULT, PH_RUN1, PH_RUN2, NR_PH };
+
+struct mgm {
+	const struct run_params *p;
+	struct sim_engine *e;
+	struct kvm *kvm;
+	struct mm_struct *mm;
+	struct address_space *memfd;
+	u64 nr_pages;
+	int nr_vcpus;
+	int phase;             /* 1: run1, 2: run2 */
+	int running;           /* vCPU threads still in the run */
+	struct sim_waitq done;
+	u64 t[NR_PH];          /* modelled time at the end of each phase */
+	struct hw_counters ev[NR_PH];
+	struct sim_lock_stat rd[NR_PH], wr[NR_PH];
+	struct kvm_stat kst[NR_PH];
+	u64 swpin[NR_PH], swpout[NR_PH];
+	u8 *run2_stores;       /* stores each guest page took in run2 (conservation) */
+	struct task_struct *tasks;
+	int failed;
+	char err[160];
+};
+
+static void snapshot(struct mgm *m, int ph)
+{
+	m->t[ph] = sim_now();
+	hw_events_snapshot(&m->ev[ph]);
+	sim_rwlock_stats(&m->kvm->mmu_lock, m->t[ph], &m->rd[ph], &m->wr[ph]);
+	m->kst[ph] = m->kvm->stat;
+	m->swpin[ph] = swap_info.pswpin;
+	m->swpout[ph] = swap_info.pswpout;
+}
+
+static void fail(struct mgm *m, const char *what)
+{
+	if (!m->failed++)
+		snprintf(m->err, sizeof(m->err), "%s", what);
+}
+
+/* A vCPU thread: one store per page of its share, then out of the guest. */
+static void vcpu_thread(void *arg)
+{
+	struct kvm_vcpu *vcpu = arg;
+	struct mgm *m = vcpu->priv;
+	u64 per = m->nr_pages / (u64)m->nr_vcpus;
+	u64 first = (u64)vcpu->vcpu_id * per;
+	u64 last = vcpu->vcpu_id == m->nr_vcpus - 1 ? m->nr_pages : first + per;
+
+	for (u64 i = first; i < last && !m->failed; i++) {
+		int r = kvm_vcpu_access(vcpu, MGM_GPA + (i << PAGE_SHIFT), true);
+
+		if (r) {
+			fail(m, r == -EFAULT ? "a vCPU's store found no host page (the host ran out of "
+					       "memory and swap)" : "a vCPU's store never completed");
+			break;
+		}
+		if (m->phase == 2)
+			m->run2_stores[i]++;
+		if (vcpu->vcpu_id == 0 && ((i - first) & 0xffff) == 0xffff)
+			lab_progress("max-guest-memory: run%d, vCPU 0 at %llu/%llu pages", m->phase,
+				     (unsigned long long)(i - first + 1),
+				     (unsigned long long)(last - first));
+	}
+	kvm_vcpu_leave_guest(vcpu);
+	sim_sync();
+	if (--m->running == 0)
+		sim_wake_up(&m->done, 0);
+}
+
+static void run_vcpus(struct mgm *m, int phase)
+{
+	char name[32];
+
+	m->phase = phase;
+	m->running = m->nr_vcpus;
+	for (int i = 0; i < m->nr_vcpus; i++) {
+		struct kvm_vcpu *vcpu = kvm_get_vcpu(m->kvm, i);
+		struct sim_agent *a;
+
+		vcpu->priv = m;
+		snprintf(name, sizeof(name), "vcpu%d-run%d", i, phase);
+		a = sim_agent_create(m->e, name, "vcpu", vcpu_thread, vcpu);
+		if (!a) {
+			fail(m, "cannot create a vCPU agent (host memory)");
+			m->running -= m->nr_vcpus - i;
+			break;
+		}
+		a->task = &m->tasks[1 + i];
+	}
+	/* pthread_join: test, then sleep with no sync between */
+	for (;;) {
+		sim_sync();
+		if (!m->running)
+			break;
+		sim_wait(&m->done, SIM_FRAME("vcpu_join"));
+	}
+}
+
+/* The test's main thread: prefault from the VMM, run1, reset, run2; then stop kswapd. */
+static void main_thread(void *arg)
+{
+	struct mgm *m = arg;
+	struct hw_cpu *cpu = &hw_machine.cpu[0];
+
+	snapshot(m, PH_START);
+	for (u64 i = 0; i < m->nr_pages && !m->failed; i++) {
+		sim_sync();
+		if (access_user(cpu, m->mm, MGM_HVA + (i << PAGE_SHIFT), true))
+			fail(m, "the VMM's prefault of the memfd failed (the host ran out of memory "
+				"and swap)");
+		if ((i & 0xfffff) == 0xfffff)
+			lab_progress("max-guest-memory: prefault %llu/%llu MiB",
+				     (unsigned long long)(i >> 8), (unsigned long long)(m->nr_pages >> 8));
+	}
+	snapshot(m, PH_PREFAULT);
+	run_vcpus(m, 1);
+	snapshot(m, PH_RUN1);
+	/*
+	 * The reset (x86: CR0.WP toggled in every vCPU) reloads the vCPUs'
+	 * MMU context; with TDP the EPT roots and entries are kept, so the
+	 * secondary page tables go into run2 as run1 left them.
+	 */
+	run_vcpus(m, 2);
+	snapshot(m, PH_RUN2);
+	lab_progress_done();
+	kswapd_stop();
+}
+
+/* The KVM of --variant, with the seed's op where its base is. */
+static int variant_config(const struct run_params *p, enum kvm_mmu_type type,
+			  struct kvm_config *cfg, char *err, size_t errlen)
+{
+	const char *v = p->variant ? p->variant : "v1";
+	bool base = !strcmp(v, "v1") || !strcmp(v, "v2");
+
+	if (base) {
+		*cfg = kvm_config_for(type, KVM_VERSION(6, 2));
+		cfg->flush_young = !strcmp(v, "v1");
+		cfg->test_clear_young = mm_sw.spte_test_clear_young;
+		return 0;
+	}
+	if (!mm_sw.spte_test_clear_young) {
+		snprintf(err, errlen, "--without spte-test-clear-young applies to variants v1 and v2 "
+			 "(the seed's base); variant %s is a kernel that never had the seed", v);
+		return -1;
+	}
+	*cfg = kvm_config_for(type, !strcmp(v, "6.12") ? KVM_VERSION(6, 12) :
+				    !strcmp(v, "6.15") ? KVM_VERSION(6, 15) : KVM_VERSION(7, 3));
+	return 0;
+}
+
+static void add_results(struct mgm *m, struct run_result *r)
+{
+	const struct hw_counters *a = &m->ev[PH_RUN1], *b = &m->ev[PH_RUN2];
+	struct sim_profile prof;
+
+	run_result_add(r, "prefault_s", (double)(m->t[PH_PREFAULT] - m->t[PH_START]) / 1e9);
+	run_result_add(r, "run1_s", (double)(m->t[PH_RUN1] - m->t[PH_PREFAULT]) / 1e9);
+	run_result_add(r, "run2_s", (double)(m->t[PH_RUN2] - m->t[PH_RUN1]) / 1e9);
+	/* run2's counts */
+	run_result_add(r, "notifier_calls", (double)(b->v[EV_notifier_call] - a->v[EV_notifier_call]));
+	run_result_add(r, "mmu_lock_write", (double)(m->wr[PH_RUN2].acquired - m->wr[PH_RUN1].acquired));
+	run_result_add(r, "mmu_lock_read", (double)(m->rd[PH_RUN2].acquired - m->rd[PH_RUN1].acquired));
+	run_result_add(r, "mmu_lock_write_wait_s",
+		       (double)(m->wr[PH_RUN2].wait_ns - m->wr[PH_RUN1].wait_ns) / 1e9);
+	run_result_add(r, "mmu_lock_read_wait_s",
+		       (double)(m->rd[PH_RUN2].wait_ns - m->rd[PH_RUN1].wait_ns) / 1e9);
+	run_result_add(r, "remote_tlb_flushes",
+		       (double)(m->kst[PH_RUN2].remote_tlb_flush - m->kst[PH_RUN1].remote_tlb_flush));
+	run_result_add(r, "flush_ipis", (double)(b->v[EV_ipi] - a->v[EV_ipi]));
+	run_result_add(r, "secondary_faults",
+		       (double)(b->v[EV_secondary_fault] - a->v[EV_secondary_fault]));
+	run_result_add(r, "fault_retries", (double)(b->v[EV_fault_retry] - a->v[EV_fault_retry]));
+	run_result_add(r, "swap_ins", (double)(m->swpin[PH_RUN2] - m->swpin[PH_RUN1]));
+	run_result_add(r, "swap_outs", (double)(m->swpout[PH_RUN2] - m->swpout[PH_RUN1]));
+	run_result_add(r, "age_calls", (double)(m->kst[PH_RUN2].age_calls - m->kst[PH_RUN1].age_calls));
+	run_result_add(r, "test_clear_young_fast",
+		       (double)(m->kst[PH_RUN2].test_clear_young_fast -
+				m->kst[PH_RUN1].test_clear_young_fast));
+	run_result_add(r, "kswapd_reclaimed", (double)node_data.kswapd_stat.nr_reclaimed);
+	run_result_add(r, "direct_reclaimed", (double)node_data.direct_stat.nr_reclaimed);
+	run_result_add(r, "allocstall", (double)node_data.allocstall);
+	run_result_add(r, "aging_passes",
+		       (double)(node_data.kswapd_stat.nr_aging + node_data.direct_stat.nr_aging));
+
+	/* kswapd over the whole test, as perf record -a would see it */
+	sim_profile_class(&prof, m->e, "kswapd");
+	snprintf(r->profile_of, sizeof(r->profile_of), "kswapd");
+	for (int i = 0; i < prof.nr_rows && r->nr_profile < RUN_MAX_PROFILE; i++) {
+		struct run_profile_row *row = &r->profile[r->nr_profile++];
+
+		snprintf(row->name, sizeof(row->name), "%s", prof.rows[i].name);
+		row->share = prof.rows[i].share;
+		row->calls = prof.rows[i].calls;
+	}
+	sim_profile_release(&prof);
+}
+
+/* Every page every vCPU owns was stored to exactly once in run2. */
+static void check_conservation(struct mgm *m)
+{
+	u64 bad = 0, first = 0;
+
+	for (u64 i = 0; i < m->nr_pages; i++)
+		if (m->run2_stores[i] != 1 && !bad++)
+			first = i;
+	if (bad)
+		hw_violation(VIOL_OTHER, "max-guest-memory: %llu guest pages were not stored to "
+			     "exactly once in run2 (first gfn %#llx: %u times)",
+			     (unsigned long long)bad,
+			     (unsigned long long)gpa_to_gfn(MGM_GPA) + first,
+			     m->run2_stores[first]);
+}
+
+static int max_guest_memory_run(const struct run_params *p, struct run_result *r,
+				char *err, size_t errlen)
+{
+	struct mgm m = { .p = p, .nr_pages = p->size >> PAGE_SHIFT, .nr_vcpus = p->nr_vcpus };
+	enum kvm_mmu_type type = !strcmp(p->arch, "x86") ? KVM_MMU_TDP : KVM_MMU_STAGE2;
+	u64 host_pages = p->host_memory >> PAGE_SHIFT;
+	int order = lab_folio_order(p->folio_size);
+	struct sim_swapdev swapdev;
+	struct profile_meter meter;
+	struct kvm_config cfg;
+	struct sim_agent *a;
+
+	if (!p->prof || !p->prof->swap_bandwidth_mbps || !p->prof->swap_depth) {
+		snprintf(err, errlen, "profile %s has no swap device (swap.latency_ns, "
+			 "swap.bandwidth_mbps, swap.depth); use --profile %s",
+			 p->prof ? p->prof->name : "?", type == KVM_MMU_TDP ? "x86-kvm-host" :
+			 "arm64-kvm-host");
+		return -1;
+	}
+	if (m.nr_pages < (u64)m.nr_vcpus) {
+		snprintf(err, errlen, "--size gives each of the %d vCPUs less than a page", m.nr_vcpus);
+		return -1;
+	}
+	if (variant_config(p, type, &cfg, err, errlen))
+		return -1;
+	/*
+	 * What the page allocator manages: the RAM less the struct pages (64
+	 * bytes per 4 KiB frame, as mem_map takes) and the page tables of the
+	 * VMM's mapping and of the secondary MMU (one 4 KiB table per 512
+	 * entries, each).
+	 */
+	u64 reserved = host_pages * sizeof(struct page) / PAGE_SIZE + 2 * (m.nr_pages / 512 + 1);
+	if (host_pages <= reserved + 4096) {
+		snprintf(err, errlen, "--host-memory %lluM leaves no memory once the kernel's own is "
+			 "taken; give more", (unsigned long long)(p->host_memory >> 20));
+		return -1;
+	}
+	u64 managed = host_pages - reserved;
+	if (lab_machine_setup(p, managed, err, errlen))
+		return -1;
+	setup_per_zone_wmarks(managed);
+	if (sim_swapdev_init(&swapdev, "swap", (u64)p->prof->swap_latency_ns,
+			     (u64)(p->prof->swap_bandwidth_mbps * 1e6), (u32)p->prof->swap_depth) ||
+	    swapon(m.nr_pages, &swapdev)) {
+		snprintf(err, errlen, "cannot set up the swap device");
+		return -1;
+	}
+	m.tasks = host_calloc((size_t)m.nr_vcpus + 2, sizeof(*m.tasks), "task structs");
+	m.run2_stores = host_calloc(m.nr_pages, 1, "the run2 store counts");
+	m.done.name = "vcpu_join";
+
+	/* the VMM: memfd_create + ftruncate + mmap(MAP_SHARED), one memslot */
+	m.mm = mm_alloc();
+	m.memfd = shmem_file_setup(p->size, (unsigned int)order);
+	if (!mmap_file(m.mm, MGM_HVA, p->size, m.memfd, 0, VM_READ | VM_WRITE)) {
+		snprintf(err, errlen, "cannot map a %llu-byte memfd", (unsigned long long)p->size);
+		return -1;
+	}
+	switch_mm(&hw_machine.cpu[0], m.mm);
+	m.kvm = kvm_create_vm(m.mm, &(struct kvm_create_params){
+		.mmu_type = type, .cfg = cfg, .nr_vcpus = m.nr_vcpus,
+		.s2_hw_af = p->hafdbs, .tlbi_range = p->tlbi_range });
+	if (kvm_set_memory_region(m.kvm, 0, MGM_GPA, p->size, MGM_HVA)) {
+		snprintf(err, errlen, "cannot add a %llu-byte memslot", (unsigned long long)p->size);
+		return -1;
+	}
+
+	m.e = sim_engine_create(&(struct sim_config){ .seed = p->seed, .sync_quantum_ns = 200 });
+	profile_meter_init(&meter, p->prof);
+	sim_set_cost_hook(m.e, profile_meter_cost_since, &meter);
+	m.tasks[0].comm = "kswapd0";
+	a = sim_agent_create(m.e, "kswapd0", "kswapd", kswapd, NULL);
+	if (a)
+		a->task = &m.tasks[0];
+	for (int i = 0; i < m.nr_vcpus; i++)
+		m.tasks[1 + i].comm = "vcpu";
+	m.tasks[1 + m.nr_vcpus].comm = "max_guest_memo";
+	struct sim_agent *main_agent = sim_agent_create(m.e, "main", "vmm", main_thread, &m);
+	if (!a || !main_agent) {
+		snprintf(err, errlen, "cannot create the sim agents (host memory)");
+		return -1;
+	}
+	main_agent->task = &m.tasks[1 + m.nr_vcpus];
+	if (sim_run(m.e)) {
+		sim_engine_report_stuck(m.e, stderr);
+		hw_violation(VIOL_NO_PROGRESS, "max-guest-memory: agents left waiting forever "
+			     "(a deadlock in the modelled kernel)");
+	}
+	if (m.failed) {
+		snprintf(err, errlen, "%s", m.err);
+		return -1;
+	}
+	r->setup = m.ev[PH_RUN1];
+	hw_events_diff(&r->measured, &m.ev[PH_RUN1], &m.ev[PH_RUN2]);
+	r->sim_timed = true;
+	r->sim_modelled_ns = (double)(m.t[PH_RUN2] - m.t[PH_RUN1]);
+	check_conservation(&m);
+	kvm_check_invariants(m.kvm);
+	mm_check_invariants(m.mm);
+	add_results(&m, r);
+
+	kvm_destroy_vm(m.kvm);
+	sim_engine_destroy(m.e);
+	mmput(m.mm);
+	address_space_destroy(m.memfd);
+	mm_check_all_freed();
+	free(m.run2_stores);
+	free(m.tasks);
+	swapoff();
+	sim_swapdev_release(&swapdev);
+	lab_machine_teardown();
+	return 0;
+}
+
+const struct workload workload_max_guest_memory = {
+	.name = "max-guest-memory",
+	.help = "S3: max_guest_memory_test, a guest larger than the host swapping shmem; "
+		"vCPUs and kswapd on mmu_lock (measured: run2)",
+	.measured = "run2",
+	.opts = RUN_OPT_SIZE | RUN_OPT_FOLIO_SIZE | RUN_OPT_VARIANT | RUN_OPT_LRU |
+		RUN_OPT_VCPUS | RUN_OPT_HOST_MEMORY,
+	.default_size = 250ULL << 30,
+	.default_folio_size = SZ_4K,
+	.max_size = 1ULL << 40,
+	.default_vcpus = 64,
+	.default_host_memory = 256ULL << 30,
+	.variants = "v1|v2|6.12|6.15|7.3",
+	.profile_x86 = "x86-kvm-host",
+	.profile_arm64 = "arm64-kvm-host",
+	.run = max_guest_memory_run,
+};
