@@ -161,9 +161,9 @@ int run_spec_validate(struct run_spec *s, char *err, size_t errlen)
 		return -1;
 	}
 	if ((w->opts & RUN_OPT_HOST_MEMORY) &&
-	    (p->host_memory % PAGE_SIZE || p->host_memory < (64ULL << 20) ||
+	    (p->host_memory % PAGE_SIZE || p->host_memory < (16ULL << 20) ||
 	     p->host_memory > (1ULL << 40))) {
-		snprintf(err, errlen, "--host-memory must be a multiple of 4K from 64M to 1T (got %llu)",
+		snprintf(err, errlen, "--host-memory must be a multiple of 4K from 16M to 1T (got %llu)",
 			 (unsigned long long)p->host_memory);
 		return -1;
 	}

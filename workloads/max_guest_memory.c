@@ -204,6 +204,10 @@ static void add_results(struct mgm *m, struct run_result *r)
 	run_result_add(r, "prefault_s", (double)(m->t[PH_PREFAULT] - m->t[PH_START]) / 1e9);
 	run_result_add(r, "run1_s", (double)(m->t[PH_RUN1] - m->t[PH_PREFAULT]) / 1e9);
 	run_result_add(r, "run2_s", (double)(m->t[PH_RUN2] - m->t[PH_RUN1]) / 1e9);
+	/* run1's faults and swap-ins: where run2 starts from */
+	run_result_add(r, "run1_secondary_faults", (double)(a->v[EV_secondary_fault] -
+							   m->ev[PH_PREFAULT].v[EV_secondary_fault]));
+	run_result_add(r, "run1_swap_ins", (double)(m->swpin[PH_RUN1] - m->swpin[PH_PREFAULT]));
 	/* run2's counts */
 	run_result_add(r, "notifier_calls", (double)(b->v[EV_notifier_call] - a->v[EV_notifier_call]));
 	run_result_add(r, "mmu_lock_write", (double)(m->wr[PH_RUN2].acquired - m->wr[PH_RUN1].acquired));

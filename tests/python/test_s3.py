@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""S3 (max-guest-memory) at small scale: exact counts where memory is
+ample, the seed's mechanism and the invariants under memory pressure,
+determinism, and the bad-input lines."""
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PTELAB = str(ROOT / "ptelab")
+
+
+def run(*args):
+    return subprocess.run([PTELAB, "run", "max-guest-memory", *args], capture_output=True,
+                          text=True, timeout=600)
+
+
+def run_json(*args):
+    p = run(*args, "--json")
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def test_ample_memory_exact_counts():
+    # 4096 guest pages on a host that holds them all: run1 faults each page
+    # once (EPT violation, page installed), run2 finds every entry and only
+    # stores: 1024 stores per vCPU at the profile's mem_access (2 ns)
+    j = run_json("--arch", "x86", "--size", "16M", "--host-memory", "64M", "--vcpus", "4")
+    r = j["results"]
+    assert j["invariants"]["ok"], j["invariants"]
+    assert r["run1_secondary_faults"] == 4096 and r["run1_swap_ins"] == 0
+    for k in ("secondary_faults", "swap_ins", "swap_outs", "mmu_lock_write", "mmu_lock_read",
+              "notifier_calls", "remote_tlb_flushes", "kswapd_reclaimed", "direct_reclaimed"):
+        assert r[k] == 0, k
+    assert j["modelled_ns"] == pytest.approx(1024 * 2)
+    assert j["modelled_ns"] == pytest.approx(r["run2_s"] * 1e9)
+
+
+PRESSURE = ("--arch", "x86", "--size", "32M", "--host-memory", "32M", "--vcpus", "8")
+
+
+@pytest.fixture(scope="module")
+def before_after():
+    return (run_json(*PRESSURE, "--without", "spte-test-clear-young"), run_json(*PRESSURE))
+
+
+def test_pressure_swaps_and_holds_invariants(before_after):
+    for j in before_after:
+        r = j["results"]
+        assert j["invariants"]["ok"], j["invariants"]
+        # the guest is larger than what the host manages: run2 swaps in and out
+        assert r["swap_ins"] > 0 and r["swap_outs"] > 0 and r["secondary_faults"] > 0
+        assert r["kswapd_reclaimed"] + r["direct_reclaimed"] > 0
+
+
+def test_seed_replaces_per_page_aging_under_the_write_lock(before_after):
+    before, after = (j["results"] for j in before_after)
+    # before: folio_referenced_one asks KVM per page (clear_flush_young, write lock)
+    assert before["age_calls"] > 0 and before["test_clear_young_fast"] == 0
+    assert before["mmu_lock_write"] >= before["age_calls"]
+    # after: look-around asks 64 pages at a time, locklessly
+    assert after["age_calls"] == 0 and after["test_clear_young_fast"] > 0
+    assert after["mmu_lock_write"] < before["mmu_lock_write"]
+    assert before_after[1]["modelled_ns"] < before_after[0]["modelled_ns"]
+    bp = before_after[0]["kswapd_profile"]
+    ap = before_after[1]["kswapd_profile"]
+    assert bp["kvm_mmu_notifier_clear_flush_young"] > 0 and "kvm_mmu_notifier_clear_flush_young" not in ap
+    assert ap["__mmu_notifier_test_clear_young"] > 0 and "__mmu_notifier_test_clear_young" not in bp
+    for p in (bp, ap):
+        # inclusive shares: a caller's covers its callees'
+        assert p["kswapd"] == pytest.approx(1.0)
+        assert p["folio_referenced"] >= p["folio_referenced_one"] - 1e-12
+
+
+def test_deterministic_for_a_seed(before_after):
+    again = run_json(*PRESSURE)
+    assert again["results"] == before_after[1]["results"]
+    assert again["modelled_ns"] == before_after[1]["modelled_ns"]
+
+
+@pytest.mark.parametrize("lru", ["classic", "mglru"])
+@pytest.mark.parametrize("variant", ["v2", "6.12", "6.15", "7.3"])
+def test_variants_and_lrus_run_clean(variant, lru):
+    j = run_json(*PRESSURE, "--variant", variant, "--lru", lru)
+    assert j["invariants"]["ok"], j["invariants"]
+    assert j["results"]["swap_ins"] > 0
+
+
+def test_6_15_ages_without_the_lock():
+    old = run_json(*PRESSURE, "--variant", "6.12")["results"]
+    new = run_json(*PRESSURE, "--variant", "6.15")["results"]
+    # 6.12: every clear_young takes the write lock; 6.15 ages locklessly and
+    # the write lock is left to invalidations (start and end of each unmap)
+    assert old["age_calls"] > 0 and new["age_calls"] > 0
+    assert old["mmu_lock_write"] >= old["age_calls"]
+    assert new["mmu_lock_write"] < old["mmu_lock_write"]
+    assert new["mmu_lock_write"] <= 2 * (new["swap_outs"] + new["kswapd_reclaimed"] + new["direct_reclaimed"])
+
+
+def test_arm64_7x_takes_the_lock_once_per_batch():
+    # S1 x S3: 64K shmem folios on arm64, no lockless aging there; 6.12
+    # asks per PTE under the write lock, 7.x once per contiguous batch
+    args = ("--arch", "arm64", "--size", "32M", "--host-memory", "32M", "--vcpus", "4",
+            "--folio-size", "64K", "--lru", "mglru")
+    old = run_json(*args, "--variant", "6.12")
+    new = run_json(*args, "--variant", "7.3")
+    for j in (old, new):
+        assert j["invariants"]["ok"], j["invariants"]
+    assert new["results"]["age_calls"] < old["results"]["age_calls"]
+
+
+@pytest.mark.parametrize("args,needle", [
+    (("--variant", "7.3", "--without", "spte-test-clear-young"), "applies to variants v1 and v2"),
+    (("--arch", "x86", "--profile", "xeon-silver-4210r"), "has no swap device"),
+    (("--vcpus", "0"), "--vcpus takes a number"),
+    (("--size", "16M", "--host-memory", "8M"), "--host-memory must be"),
+    (("--size", "4K", "--vcpus", "4"), "less than a page"),
+])
+def test_bad_input_one_line(args, needle):
+    p = run(*args)
+    assert p.returncode != 0 and p.stdout == ""
+    line, = p.stderr.strip().splitlines()
+    assert needle in line
