@@ -12,7 +12,7 @@
 #define MAX_ROWS 256
 
 struct pub {
-	char exp[32], row[32], col[32], unit[16];
+	char exp[32], row[32], col[64], unit[16];
 	double value;
 	char source[300];
 };

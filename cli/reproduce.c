@@ -405,11 +405,156 @@ static int s1_run(const char *out_dir, u64 size)
 	return failed;
 }
 
+/*
+ * S3: max_guest_memory_test (64 vCPUs, 250 GiB guest, 256 GB host at
+ * --size 1G; both memories scale with --size), run2 on the discrete-event
+ * engine. x86 rows: the seed's base and the seed (v1), the base without
+ * the young flush (v2), classic LRU; arm64 rows: S1 x S3 with 64K shmem
+ * folios, 6.12 (per-PTE clear_young under the write lock) against 7.3
+ * (one call per batch).
+ */
+/*
+ * 64 vCPUs on 1/64 of the published memory by default: what each page
+ * costs and how the agents contend does not depend on how many pages
+ * there are, and a full-scale row takes minutes of host time (run
+ * max-guest-memory with its defaults for the published size). Ratios
+ * are compared with the published ratios; seconds scale with the size.
+ */
+#define S3_SCALE 64
+
+struct s3_row {
+	const char *label, *arch, *variant, *lru, *without;
+	u64 folio_size;
+	const char *pub_row, *pub_col; /* published figure, or NULL */
+	int base;
+};
+
+static const char *const s3_funcs[] = {
+	"shrink_folio_list", "evict_folios", "folio_referenced", "rmap_walk_file",
+	"folio_referenced_one", "__mmu_notifier_clear_flush_young",
+	"kvm_mmu_notifier_clear_flush_young", "_raw_write_lock", "lru_gen_look_around",
+	"__mmu_notifier_test_clear_young", "try_to_unmap", "shmem_writeout",
+};
+
+static double s3_share(const struct run_out *o, const char *fn)
+{
+	for (int i = 0; i < o->r.nr_profile; i++)
+		if (!strcmp(o->r.profile[i].name, fn))
+			return 100 * o->r.profile[i].share;
+	return 0;
+}
+
+static double s3_result(const struct run_out *o, const char *name)
+{
+	for (int i = 0; i < o->r.nr_extra; i++)
+		if (!strcmp(o->r.extra_name[i], name))
+			return o->r.extra_val[i];
+	return 0;
+}
+
+static int s3_run(const char *out_dir, u64 size)
+{
+	static const struct s3_row rows[] = {
+		{ "mglru before", "x86", "v1", "mglru", "spte-test-clear-young", SZ_4K, "mglru", "before", -1 },
+		{ "mglru after", "x86", "v1", "mglru", NULL, SZ_4K, "mglru", "after", 0 },
+		{ "v2 before", "x86", "v2", "mglru", "spte-test-clear-young", SZ_4K, "v2", "before", -1 },
+		{ "v2 after", "x86", "v2", "mglru", NULL, SZ_4K, "v2", "after", 2 },
+		{ "classic (base)", "x86", "v1", "classic", "spte-test-clear-young", SZ_4K, NULL, NULL, -1 },
+		{ "arm64 6.12 64K", "arm64", "6.12", "mglru", NULL, SZ_64K, NULL, NULL, -1 },
+		{ "arm64 7.3 64K", "arm64", "7.3", "mglru", NULL, SZ_64K, NULL, NULL, 5 },
+	};
+	static struct run_out outs[ARRAY_SIZE(rows)];
+	bool ran[ARRAY_SIZE(rows)];
+	const struct workload *w = workload_by_name("max-guest-memory");
+	FILE *jsonl = out_file(out_dir, "S3.jsonl");
+	FILE *tsv = out_file(out_dir, "S3.tsv");
+	int failed = 0;
+
+	for (int r = 0; r < (int)ARRAY_SIZE(rows); r++) {
+		struct run_spec s;
+
+		run_spec_defaults(&s, w);
+		s.p.arch = rows[r].arch;
+		s.p.variant = rows[r].variant;
+		s.p.lru = rows[r].lru;
+		s.p.folio_size = rows[r].folio_size;
+		s.p.size = ALIGN_DOWN(scaled(250ULL << 30, size) / S3_SCALE, SZ_2M);
+		s.p.host_memory = ALIGN_DOWN(scaled(256000000000ULL, size) / S3_SCALE, SZ_2M);
+		s.timeout_s = 0;
+		if (rows[r].without)
+			s.without[s.nr_without++] = rows[r].without;
+		fprintf(stderr, "ptelab: S3 %s...\n", rows[r].label);
+		int rc = run_one(&s, &outs[r], jsonl);
+		if (rc < 0)
+			return -1;
+		failed |= !outs[r].ok;
+		ran[r] = rc == 0;
+	}
+	printf("\nS3 max_guest_memory_test, 64 vCPUs, %llu MiB guest on a %llu MB host (1/%d of the "
+	       "published size%s): run2\n",
+	       (unsigned long long)(scaled(250ULL << 30, size) / S3_SCALE >> 20),
+	       (unsigned long long)(scaled(256000000000ULL, size) / S3_SCALE / 1000000), S3_SCALE,
+	       size == SZ_1G ? "" : ", scaled further by --size");
+	printf("%-16s %10s %11s %11s %10s %10s %9s | %9s %12s\n", "run", "modelled s", "write locks",
+	       "flush IPIs", "swap-ins", "retries", "vs before", "pub ratio", "pub s (full)");
+	if (tsv)
+		fprintf(tsv, "run\tmodelled_s\tmmu_lock_write\tflush_ipis\tswap_ins\tfault_retries\t"
+			     "published_s\n");
+	for (int r = 0; r < (int)ARRAY_SIZE(rows); r++) {
+		const struct run_out *o = &outs[r];
+		char pub[32] = "-", rel[32] = "-", prel[32] = "-";
+		double v, vb;
+		int b = rows[r].base;
+
+		if (!ran[r])
+			continue;
+		if (rows[r].pub_row && !published_get("S3", rows[r].pub_row, rows[r].pub_col, &v, NULL)) {
+			snprintf(pub, sizeof(pub), "%.0f", v);
+			if (b >= 0 && !published_get("S3", rows[b].pub_row, rows[b].pub_col, &vb, NULL))
+				snprintf(prel, sizeof(prel), "%.3f", v / vb);
+		}
+		if (b >= 0 && ran[b] && outs[b].modelled_ns > 0)
+			snprintf(rel, sizeof(rel), "%.3f", o->modelled_ns / outs[b].modelled_ns);
+		printf("%-16s %10.2f %11.0f %11.0f %10.0f %10.0f %9s | %9s %12s\n", rows[r].label,
+		       o->modelled_ns / 1e9, s3_result(o, "mmu_lock_write"), s3_result(o, "flush_ipis"),
+		       s3_result(o, "swap_ins"), s3_result(o, "fault_retries"), rel, prel, pub);
+		if (tsv)
+			fprintf(tsv, "%s\t%.4f\t%.0f\t%.0f\t%.0f\t%.0f\t%s\n", rows[r].label,
+				o->modelled_ns / 1e9, s3_result(o, "mmu_lock_write"),
+				s3_result(o, "flush_ipis"), s3_result(o, "swap_ins"),
+				s3_result(o, "fault_retries"), pub);
+	}
+	if (ran[0] && ran[1]) {
+		printf("\nkswapd, inclusive share of its CPU time (%%, perf report --children)\n");
+		printf("%-36s %8s %8s | %10s %10s\n", "function", "before", "after", "pub before",
+		       "pub after");
+		for (unsigned int i = 0; i < ARRAY_SIZE(s3_funcs); i++) {
+			char pb[16] = "-", pa[16] = "-";
+			double v;
+
+			if (!published_get("S3", "kswapd-before", s3_funcs[i], &v, NULL))
+				snprintf(pb, sizeof(pb), "%.2f", v);
+			if (!published_get("S3", "kswapd-after", s3_funcs[i], &v, NULL))
+				snprintf(pa, sizeof(pa), "%.2f", v);
+			printf("%-36s %8.2f %8.2f | %10s %10s\n", s3_funcs[i], s3_share(&outs[0], s3_funcs[i]),
+			       s3_share(&outs[1], s3_funcs[i]), pb, pa);
+		}
+	}
+	printf("Profiles x86-kvm-host and arm64-kvm-host are estimates, fitted on no S3 figure: every\n"
+	       "S3 number here is a prediction. The classic row and the arm64 rows have no published figure.\n");
+	if (jsonl)
+		fclose(jsonl);
+	if (tsv)
+		fclose(tsv);
+	return failed;
+}
+
 static const struct experiment experiments[] = {
 	{ "S1", "batched young test/clear in reclaim (memory.reclaim 8 of 10 GiB)", s1_run },
 	{ "S2", "exit() cost with contpte (kernel-build process population)", s2_run },
 	{ "S5", "batched zap of PTE-mapped large folios (munmap 1 GiB)", s5_run },
 	{ "S4", "early exit in contpte_ptep_get (mlock loop)", s4_run },
+	{ "S3", "secondary-MMU aging through mmu_notifier (max_guest_memory_test, run2)", s3_run },
 };
 
 int cmd_reproduce(int argc, char **argv)
@@ -450,7 +595,7 @@ int cmd_reproduce(int argc, char **argv)
 		for (unsigned int e = 0; e < ARRAY_SIZE(experiments); e++)
 			found |= !strcasecmp(want[i], experiments[e].name);
 		if (!found) {
-			fprintf(stderr, "ptelab: error: unknown experiment '%s'; available: S1, S2, S4, S5\n", want[i]);
+			fprintf(stderr, "ptelab: error: unknown experiment '%s'; available: S1, S2, S3, S4, S5\n", want[i]);
 			return 2;
 		}
 	}

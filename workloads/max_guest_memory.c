@@ -6,7 +6,7 @@
  * one memslot and prefaults it (one byte per page); --vcpus vCPUs then
  * each store one u64 per page of their own contiguous share (run1); a
  * reset; the same again (run2, the measured phase). --host-memory is the
- * machine's RAM: what the kernel's struct pages and page tables leave is
+ * machine's RAM (default 256 GB, decimal: 238.4 GiB): what the kernel's struct pages and page tables leave is
  * all the page allocator has, so kswapd and direct reclaim swap the
  * memfd out to the profile's swap device throughout.
  *
@@ -388,7 +388,8 @@ const struct workload workload_max_guest_memory = {
 	.default_folio_size = SZ_4K,
 	.max_size = 1ULL << 40,
 	.default_vcpus = 64,
-	.default_host_memory = 256ULL << 30,
+	/* "256 GB", as the published host is described: decimal */
+	.default_host_memory = 256000000000ULL,
 	.variants = "v1|v2|6.12|6.15|7.3",
 	.profile_x86 = "x86-kvm-host",
 	.profile_arm64 = "arm64-kvm-host",
