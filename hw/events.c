@@ -12,8 +12,8 @@ const char *const hw_event_names[NR_HW_EVENTS] = {
 };
 
 bool hw_cost_on;
-double hw_cost_rate[NR_HW_EVENTS];
-double hw_cost_acc;
+u64 hw_cost_rate[NR_HW_EVENTS];
+u64 hw_cost_acc;
 
 void hw_events_reset(void)
 {

@@ -49,6 +49,7 @@
 	X(tlbi_vmid)        /* arm64 TLBI VMALLS12E1IS / VMALLE1IS: one VMID */  \
 	X(tlbi_ipa)         /* arm64 TLBI IPAS2E1IS: one IPA's stage-2 entry */ \
 	X(vcpu_kick)        /* vCPU kicked out of guest mode by an IPI, re-entered */ \
+	X(vcpu_request)     /* kvm_make_vcpu_request(): one vCPU's request bit set, its mode read */ \
 	X(mmu_lock_read)    /* kvm->mmu_lock taken for read */                  \
 	X(mmu_lock_write)   /* kvm->mmu_lock taken for write */                 \
 	X(secondary_fault)  /* EPT violation / stage-2 abort handled by KVM */  \
@@ -74,15 +75,21 @@ extern const char *const hw_event_names[NR_HW_EVENTS];
  * reading the time spent is O(1) however many events there are. One
  * meter at a time; hw_events_reset() detaches it.
  */
+/*
+ * Costs in fixed point, 2^-HW_COST_SHIFT ns: integer adds keep the
+ * per-count overhead small (sim_now() drains the sum very often) and
+ * the rounding of a rate (under 1e-6 ns) far below any fitted digit.
+ */
+#define HW_COST_SHIFT 20
 extern bool hw_cost_on;
-extern double hw_cost_rate[NR_HW_EVENTS];
-extern double hw_cost_acc;
+extern u64 hw_cost_rate[NR_HW_EVENTS];
+extern u64 hw_cost_acc;
 
 static inline void hw_count(enum hw_event ev, u64 n)
 {
 	hw_events.v[ev] += n;
 	if (hw_cost_on)
-		hw_cost_acc += (double)n * hw_cost_rate[ev];
+		hw_cost_acc += n * hw_cost_rate[ev];
 }
 
 /* Snapshot/diff so a workload can report the events of one phase only. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,8 +67,9 @@ int profile_parse(FILE *f, const char *where, const char *name, struct profile *
 					 "cost those instead", where, lineno, key);
 				return -1;
 			}
-			if (ev < 0 || end == val || *end || v < 0) {
-				snprintf(err, errlen, "%s:%d: bad cost line '%s'", where, lineno, key);
+			if (ev < 0 || end == val || *end || !(v >= 0 && v <= 1e9)) {
+				snprintf(err, errlen, "%s:%d: bad cost line '%s' (ns from 0 to 1e9)", where,
+					 lineno, key);
 				return -1;
 			}
 			p->cost[ev] = v;
@@ -119,7 +121,7 @@ void profile_meter_init(struct profile_meter *m, const struct profile *p)
 	m->owed = 0;
 	/* hw_count() accumulates the cost from now on */
 	for (int i = 0; i < NR_HW_EVENTS; i++)
-		hw_cost_rate[i] = p->cost[i];
+		hw_cost_rate[i] = (u64)llround(p->cost[i] * (double)(1ULL << HW_COST_SHIFT));
 	hw_cost_acc = 0;
 	hw_cost_on = true;
 }
@@ -131,7 +133,7 @@ u64 profile_meter_cost_since(void *meter)
 
 	m->owed += hw_cost_acc;
 	hw_cost_acc = 0;
-	ns = (u64)m->owed;
-	m->owed -= (double)ns;
+	ns = m->owed >> HW_COST_SHIFT;
+	m->owed &= (1ULL << HW_COST_SHIFT) - 1;
 	return ns;
 }

@@ -39,7 +39,7 @@ double profile_modelled_ns(const struct profile *p, const struct hw_counters *c)
 struct profile_meter {
 	const struct profile *p;
 	struct hw_counters seen;
-	double owed;
+	u64 owed;            /* fixed point, 2^-HW_COST_SHIFT ns */
 };
 
 void profile_meter_init(struct profile_meter *m, const struct profile *p);

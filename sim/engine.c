@@ -24,6 +24,9 @@ struct sim_engine {
 	struct sim_ctx host;     /* the stack sim_run() was called on */
 	u64 (*cost_since)(void *ctx);
 	void *cost_ctx;
+	u64 *cost_acc;            /* sim_set_cost_counter() */
+	unsigned int cost_shift;
+	u64 cost_owed;            /* its fraction of a ns not yet charged */
 	u64 nr_switches;
 	u64 makespan;
 	int nr_done;
@@ -113,7 +116,20 @@ static inline void collect(struct sim_agent *a)
 {
 	struct sim_engine *e = a->eng;
 
-	if (e->cost_since) {
+	if (e->cost_acc) {
+		u64 v = *e->cost_acc, ns;
+
+		if (!v)
+			return;
+		*e->cost_acc = 0;
+		v += e->cost_owed;
+		ns = v >> e->cost_shift;
+		e->cost_owed = v & ((1ULL << e->cost_shift) - 1);
+		if (ns) {
+			a->clock += ns;
+			sim_account(a, ns, false);
+		}
+	} else if (e->cost_since) {
 		u64 ns = e->cost_since(e->cost_ctx);
 
 		if (ns) {
@@ -245,8 +261,11 @@ int sim_run(struct sim_engine *e)
 {
 	if (sim_current_agent || e->running)
 		sim_bug("sim_run() inside a run");
-	if (e->cost_since)
-		(void)e->cost_since(e->cost_ctx); /* setup work is nobody's time */
+	/* setup work is nobody's time */
+	if (e->cost_acc)
+		*e->cost_acc = 0;
+	else if (e->cost_since)
+		(void)e->cost_since(e->cost_ctx);
 	e->running = true;
 	while (e->heap_n) {
 		struct sim_agent *n = heap_pop(e);
@@ -277,6 +296,15 @@ void sim_set_cost_hook(struct sim_engine *e, u64 (*cost_since)(void *ctx), void 
 {
 	e->cost_since = cost_since;
 	e->cost_ctx = ctx;
+	e->cost_acc = NULL;
+}
+
+void sim_set_cost_counter(struct sim_engine *e, u64 *acc, unsigned int shift)
+{
+	e->cost_acc = acc;
+	e->cost_shift = shift;
+	e->cost_owed = 0;
+	e->cost_since = NULL;
 }
 
 int sim_nr_agents(const struct sim_engine *e)

@@ -105,6 +105,12 @@ void sim_engine_report_stuck(const struct sim_engine *e, FILE *f);
  * Called once at sim_run() start with the result dropped (setup work).
  */
 void sim_set_cost_hook(struct sim_engine *e, u64 (*cost_since)(void *ctx), void *ctx);
+/*
+ * The same from a fixed-point accumulator of 2^-shift ns that the caller
+ * adds to (hw_cost_acc): the engine drains it inline, keeping the
+ * fractions, with no call per read. Replaces any hook.
+ */
+void sim_set_cost_counter(struct sim_engine *e, u64 *acc, unsigned int shift);
 
 int sim_nr_agents(const struct sim_engine *e);
 struct sim_agent *sim_agent(const struct sim_engine *e, int id);

@@ -255,6 +255,8 @@ static void x86_clear_flush_young(int major, int minor)
 	EXPECT_EQ(ev(&v, EV_spte_atomic), locked ? 0 : 16);
 	EXPECT_EQ(ev(&v, EV_kvm_flush), flush ? 1 : 0);
 	EXPECT_EQ(ev(&v, EV_ipi), flush ? 3 : 0);
+	/* the request reaches every vCPU, in the guest or not */
+	EXPECT_EQ(ev(&v, EV_vcpu_request), flush ? 4 : 0);
 	EXPECT_EQ(young_pages(&v, 0, 16), 0);
 	EXPECT_EQ(young_pages(&v, 16, 32), 32);
 	/* again: nothing young, nothing cleared, no flush; 16 reads */
@@ -515,8 +517,10 @@ static void invalidate(const char *arch, bool tlbi_range)
 	if (x86) {
 		EXPECT_EQ(ev(&v, EV_kvm_flush), 1);
 		EXPECT_EQ(ev(&v, EV_ipi), 2);
+		EXPECT_EQ(ev(&v, EV_vcpu_request), 2);
 	} else {
 		EXPECT_EQ(ev(&v, EV_kvm_flush), 0);
+		EXPECT_EQ(ev(&v, EV_vcpu_request), 0); /* broadcast TLBI, no requests */
 		EXPECT_EQ(ev(&v, EV_tlbi_ipa), tlbi_range ? 0 : 16);
 		EXPECT_EQ(ev(&v, EV_tlbi_range), tlbi_range ? 1 : 0);
 		EXPECT_EQ(ev(&v, EV_tlbi_vmid), tlbi_range ? 1 : 16);

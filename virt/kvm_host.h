@@ -86,6 +86,7 @@ enum vcpu_mode {
 
 /* vcpu->requests bits */
 #define KVM_REQ_TLB_FLUSH 0
+#define KVM_LONG_BITS (8 * (int)sizeof(long))
 
 struct kvm_vcpu_stat {
 	u64 pf_taken;    /* EPT violations / stage-2 aborts */
@@ -103,11 +104,18 @@ struct kvm;
 struct kvm_vcpu {
 	struct kvm *kvm;
 	int vcpu_id;
-	enum vcpu_mode mode;
+	enum vcpu_mode mode;           /* set through kvm_vcpu_set_mode() */
 	unsigned long requests;
+	/* the kvm->all_req_gen it has seen: a newer one is a request to all */
+	u64 all_req_seen;
 	struct kvm_vcpu_stat stat;
 	void *priv; /* free for the workload */
 };
+
+/* vcpu->mode, keeping kvm->in_guest in step */
+void kvm_vcpu_set_mode(struct kvm_vcpu *vcpu, enum vcpu_mode mode);
+/* KVM_REQ_TLB_FLUSH pending (its own bit or a request to all); clears it */
+bool kvm_check_request_tlb_flush(struct kvm_vcpu *vcpu);
 
 struct kvm_stat {
 	u64 remote_tlb_flush;   /* kvm_flush_remote_tlbs() calls */
@@ -137,6 +145,14 @@ struct kvm {
 	int nr_memslots;
 	struct kvm_vcpu *vcpus;
 	int nr_vcpus;
+	/*
+	 * The simulator's shortcuts for kvm_make_all_cpus_request (the work
+	 * it models is still counted per vCPU): KVM_REQ_TLB_FLUSH to every
+	 * vCPU is one generation bump, and the vCPUs in guest mode are a
+	 * bitmap, so a flush costs O(vCPUs kicked) host time, not O(vCPUs).
+	 */
+	u64 all_req_gen;
+	unsigned long *in_guest;
 	struct mmu_notifier mmu_notifier;
 	bool s2_hw_af;   /* arm64: stage-2 AF managed by hardware (HAFDBS, VTCR_EL2.HA) */
 	bool tlbi_range; /* arm64: FEAT_TLBIRANGE (stage-2 unmaps flush by range) */

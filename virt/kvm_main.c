@@ -362,22 +362,52 @@ void kvm_flush_remote_tlbs(struct kvm *kvm)
 }
 
 /*
- * Each vCPU gets the request; one in guest mode is kicked out by an IPI
+ * Each vCPU gets the request (kvm_make_vcpu_request: set_bit on
+ * vcpu->requests, kvm_vcpu_wake_up, vcpu->mode read: cache lines the
+ * vCPU's own CPU keeps writing, so a remote transfer each, whether it
+ * is in the guest or not); one in guest mode is kicked out by an IPI
  * (counted per target, the wait for its ack included in the ipi cost)
  * and pays its exit and re-entry when it next enters (vcpu_kick).
  */
 void kvm_make_all_cpus_request(struct kvm *kvm, unsigned int req)
 {
-	for (int i = 0; i < kvm->nr_vcpus; i++) {
-		struct kvm_vcpu *vcpu = &kvm->vcpus[i];
+	int words = (kvm->nr_vcpus + KVM_LONG_BITS - 1) / KVM_LONG_BITS;
 
-		vcpu->requests |= 1UL << req;
-		if (vcpu->mode == IN_GUEST_MODE) {
-			vcpu->mode = EXITING_GUEST_MODE;
+	if (req != KVM_REQ_TLB_FLUSH)
+		sim_bug("kvm_make_all_cpus_request(%u): only KVM_REQ_TLB_FLUSH is modelled", req);
+	hw_count(EV_vcpu_request, (u64)kvm->nr_vcpus);
+	kvm->all_req_gen++;
+	for (int w = 0; w < words; w++) {
+		while (kvm->in_guest[w]) {
+			int i = w * KVM_LONG_BITS + __builtin_ctzl(kvm->in_guest[w]);
+
+			kvm_vcpu_set_mode(&kvm->vcpus[i], EXITING_GUEST_MODE);
 			hw_count(EV_ipi, 1);
 			kvm->stat.remote_tlb_flush_ipis++;
 		}
 	}
+}
+
+void kvm_vcpu_set_mode(struct kvm_vcpu *vcpu, enum vcpu_mode mode)
+{
+	unsigned long bit = 1UL << (vcpu->vcpu_id % KVM_LONG_BITS);
+	unsigned long *w = &vcpu->kvm->in_guest[vcpu->vcpu_id / KVM_LONG_BITS];
+
+	vcpu->mode = mode;
+	if (mode == IN_GUEST_MODE)
+		*w |= bit;
+	else
+		*w &= ~bit;
+}
+
+bool kvm_check_request_tlb_flush(struct kvm_vcpu *vcpu)
+{
+	bool pending = vcpu->requests & (1UL << KVM_REQ_TLB_FLUSH) ||
+		       vcpu->all_req_seen != vcpu->kvm->all_req_gen;
+
+	vcpu->requests &= ~(1UL << KVM_REQ_TLB_FLUSH);
+	vcpu->all_req_seen = vcpu->kvm->all_req_gen;
+	return pending;
 }
 
 struct kvm *kvm_create_vm(struct mm_struct *mm, const struct kvm_create_params *p)
@@ -392,6 +422,7 @@ struct kvm *kvm_create_vm(struct mm_struct *mm, const struct kvm_create_params *
 	sim_rwlock_init(&kvm->mmu_lock, "kvm->mmu_lock");
 	kvm->nr_vcpus = p->nr_vcpus;
 	kvm->vcpus = host_calloc((size_t)max(p->nr_vcpus, 1), sizeof(*kvm->vcpus), "vCPUs");
+	kvm->in_guest = host_calloc((size_t)p->nr_vcpus / KVM_LONG_BITS + 1, sizeof(long), "vCPUs");
 	for (int i = 0; i < p->nr_vcpus; i++) {
 		kvm->vcpus[i].kvm = kvm;
 		kvm->vcpus[i].vcpu_id = i;
@@ -413,6 +444,7 @@ void kvm_destroy_vm(struct kvm *kvm)
 	for (int i = 0; i < kvm->nr_memslots; i++)
 		free(kvm->memslots[i].sptes);
 	free(kvm->vcpus);
+	free(kvm->in_guest);
 	free(kvm);
 }
 

@@ -82,19 +82,18 @@ static void kvm_vcpu_enter_guest(struct kvm_vcpu *vcpu)
 		hw_count(EV_vcpu_kick, 1);
 		vcpu->stat.kicks++;
 	}
-	if (vcpu->requests & (1UL << KVM_REQ_TLB_FLUSH)) {
-		vcpu->requests &= ~(1UL << KVM_REQ_TLB_FLUSH);
+	if (kvm_check_request_tlb_flush(vcpu)) {
 		hw_count(EV_tlbi_local, 1);
 		vcpu->stat.tlb_flush++;
 	}
-	vcpu->mode = IN_GUEST_MODE;
+	kvm_vcpu_set_mode(vcpu, IN_GUEST_MODE);
 }
 
 void kvm_vcpu_leave_guest(struct kvm_vcpu *vcpu)
 {
 	if (vcpu->mode == EXITING_GUEST_MODE)
 		kvm_vcpu_enter_guest(vcpu); /* the kick's exit happened; its cost is paid */
-	vcpu->mode = OUTSIDE_GUEST_MODE;
+	kvm_vcpu_set_mode(vcpu, OUTSIDE_GUEST_MODE);
 }
 
 /* consecutive retries a sequential run allows before it reports no progress */
@@ -120,7 +119,7 @@ int kvm_vcpu_access(struct kvm_vcpu *vcpu, gpa_t gpa, bool write)
 		if (w == GUEST_WALK_OK)
 			return 0;
 		/* VM exit */
-		vcpu->mode = OUTSIDE_GUEST_MODE;
+		kvm_vcpu_set_mode(vcpu, OUTSIDE_GUEST_MODE);
 		hw_count(EV_secondary_fault, 1);
 		vcpu->stat.pf_taken++;
 		fault.present = w == GUEST_WALK_PERMISSION;

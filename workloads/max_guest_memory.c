@@ -332,7 +332,7 @@ static int max_guest_memory_run(const struct run_params *p, struct run_result *r
 
 	m.e = sim_engine_create(&(struct sim_config){ .seed = p->seed, .sync_quantum_ns = 200 });
 	profile_meter_init(&meter, p->prof);
-	sim_set_cost_hook(m.e, profile_meter_cost_since, &meter);
+	sim_set_cost_counter(m.e, &hw_cost_acc, HW_COST_SHIFT);
 	m.tasks[0].comm = "kswapd0";
 	a = sim_agent_create(m.e, "kswapd0", "kswapd", kswapd, NULL);
 	if (a)
