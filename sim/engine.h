@@ -59,6 +59,7 @@ struct sim_agent {
 	void *arg;
 	void *priv;           /* free for the caller */
 	void *task;           /* the kernel's task_struct this agent runs as (include/sched.h's current) */
+	bool no_frames;       /* profile frames not kept (nobody reads its profile): faster */
 	struct sim_engine *eng;
 	enum sim_state state;
 	u64 clock;            /* modelled ns */

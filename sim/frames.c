@@ -47,7 +47,7 @@ void sim_frame_enter(int id)
 	struct sim_agent *a = sim_current_agent;
 	struct sim_frame_acc *f;
 
-	if (!a || id <= 0)
+	if (!a || id <= 0 || a->no_frames)
 		return;
 	(void)sim_now(); /* work done before the call belongs to the caller's frames */
 	if ((u32)id >= a->nr_fr) {
@@ -84,7 +84,7 @@ void sim_frame_exit(int id)
 {
 	struct sim_agent *a = sim_current_agent;
 
-	if (!a || id <= 0)
+	if (!a || id <= 0 || a->no_frames)
 		return;
 	(void)sim_now();
 	if (!a->fdepth || a->fstack[a->fdepth - 1] != id)

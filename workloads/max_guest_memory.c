@@ -133,6 +133,7 @@ static void run_vcpus(struct mgm *m, int phase)
 			break;
 		}
 		a->task = &m->tasks[1 + i];
+		a->no_frames = true; /* only kswapd's profile is reported */
 	}
 	/* pthread_join: test, then sleep with no sync between */
 	for (;;) {
@@ -346,6 +347,7 @@ static int max_guest_memory_run(const struct run_params *p, struct run_result *r
 		return -1;
 	}
 	main_agent->task = &m.tasks[1 + m.nr_vcpus];
+	main_agent->no_frames = true;
 	if (sim_run(m.e)) {
 		sim_engine_report_stuck(m.e, stderr);
 		hw_violation(VIOL_NO_PROGRESS, "max-guest-memory: agents left waiting forever "
