@@ -3,6 +3,7 @@
 #include "hw/cpu.h"
 #include "hw/invariants.h"
 #include "hw/pgtable_mem.h"
+#include "hw/ptep_name.h"
 
 static unsigned int cont_n(void)
 {
@@ -24,14 +25,13 @@ void oracle_set(pte_t *ptep, unsigned int nr, bool young, bool dirty)
 		*hw_pt_shadow(&ptep[i].pte) |= bits;
 }
 
-void oracle_check_read(pte_t *ptep, pte_t pte, const char *op)
+void oracle_check_read(pte_t *ptep, pte_t pte, u8 s, const char *op)
 {
-	u8 s = *hw_pt_shadow(&ptep->pte);
 
 	if ((s & SHADOW_YOUNG) && !hw_machine.fmt->desc_af(pte_val(pte)))
-		hw_violation(VIOL_LOST_YOUNG, "%s: entry %p reads old", op, (void *)ptep);
+		hw_violation(VIOL_LOST_YOUNG, "%s: %s reads old", op, hw_ptep_name(&ptep->pte));
 	if ((s & SHADOW_DIRTY) && !hw_machine.fmt->desc_dirty(pte_val(pte)))
-		hw_violation(VIOL_LOST_DIRTY, "%s: entry %p reads clean", op, (void *)ptep);
+		hw_violation(VIOL_LOST_DIRTY, "%s: %s reads clean", op, hw_ptep_name(&ptep->pte));
 }
 
 static void widen(pte_t **ptep, unsigned int *nr)
@@ -52,25 +52,35 @@ static void widen(pte_t **ptep, unsigned int *nr)
 void oracle_report(pte_t *ptep, unsigned int nr, bool young, bool dirty,
 		   bool check_young, bool check_dirty, bool wide, const char *op)
 {
-	u8 seen = 0;
+	bool lost_young = false, lost_dirty = false;
 
 	if (wide)
 		widen(&ptep, &nr);
+	/*
+	 * State still in the table is not lost (the hardware may have set
+	 * it again during the operation): only state gone from the entries
+	 * must be in the report.
+	 */
 	for (unsigned int i = 0; i < nr; i++) {
 		u8 *s = hw_pt_shadow(&ptep[i].pte);
 
-		seen |= *s;
-		if (check_young)
+		if (!*s)
+			continue;
+		if (check_young && (*s & SHADOW_YOUNG) && !hw_cont_gather_young(&ptep[i].pte)) {
+			lost_young |= !young;
 			*s &= ~SHADOW_YOUNG;
-		if (check_dirty)
+		}
+		if (check_dirty && (*s & SHADOW_DIRTY) && !hw_cont_gather_dirty(&ptep[i].pte)) {
+			lost_dirty |= !dirty;
 			*s &= ~SHADOW_DIRTY;
+		}
 	}
-	if (check_young && (seen & SHADOW_YOUNG) && !young)
-		hw_violation(VIOL_LOST_YOUNG, "%s: %u entries at %p reported old",
-			     op, nr, (void *)ptep);
-	if (check_dirty && (seen & SHADOW_DIRTY) && !dirty)
-		hw_violation(VIOL_LOST_DIRTY, "%s: %u entries at %p reported clean",
-			     op, nr, (void *)ptep);
+	if (lost_young)
+		hw_violation(VIOL_LOST_YOUNG, "%s: %u entries from %s reported old",
+			     op, nr, hw_ptep_name(&ptep->pte));
+	if (lost_dirty)
+		hw_violation(VIOL_LOST_DIRTY, "%s: %u entries from %s reported clean",
+			     op, nr, hw_ptep_name(&ptep->pte));
 }
 
 void oracle_discard(pte_t *ptep, unsigned int nr, bool young, bool dirty)
@@ -100,16 +110,16 @@ static void sweep_table(u64 *table, int level)
 			continue;
 		if (!fmt->desc_leaf(d, 3)) {
 			hw_violation(s & SHADOW_DIRTY ? VIOL_LOST_DIRTY : VIOL_LOST_YOUNG,
-				     "entry %p cleared without reporting its state",
-				     (void *)&table[i]);
+				     "%s cleared without reporting its state",
+				     hw_ptep_name(&table[i]));
 			continue;
 		}
 		if ((s & SHADOW_YOUNG) && !hw_cont_gather_young(&table[i]))
-			hw_violation(VIOL_LOST_YOUNG, "entry %p lost its access flag",
-				     (void *)&table[i]);
+			hw_violation(VIOL_LOST_YOUNG, "%s lost its access flag",
+				     hw_ptep_name(&table[i]));
 		if ((s & SHADOW_DIRTY) && !hw_cont_gather_dirty(&table[i]))
-			hw_violation(VIOL_LOST_DIRTY, "entry %p lost its dirty state",
-				     (void *)&table[i]);
+			hw_violation(VIOL_LOST_DIRTY, "%s lost its dirty state",
+				     hw_ptep_name(&table[i]));
 	}
 }
 

@@ -8,12 +8,21 @@
 #ifndef PTELAB_ARCH_ORACLE_H
 #define PTELAB_ARCH_ORACLE_H
 
+#include "hw/pgtable_mem.h"
 #include "include/pte_types.h"
 
 /* State now recorded in entries [ptep, ptep+nr). */
 void oracle_set(pte_t *ptep, unsigned int nr, bool young, bool dirty);
-/* A read must show what the shadows of its slot say. */
-void oracle_check_read(pte_t *ptep, pte_t pte, const char *op);
+/*
+ * A read must show what the shadows of its slot said when it started
+ * (oracle_shadow(); the hardware may set more during the read).
+ */
+void oracle_check_read(pte_t *ptep, pte_t pte, u8 shadow, const char *op);
+
+static inline u8 oracle_shadow(const pte_t *ptep)
+{
+	return *hw_pt_shadow(&ptep->pte);
+}
 /*
  * A report (return value) covering [ptep, ptep+nr), widened to whole
  * contiguous blocks where the entries are contiguous, consumes the state

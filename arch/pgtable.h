@@ -9,6 +9,8 @@
 
 #include "arch/arch.h"
 #include "arch/oracle.h"
+#include "arch/postcond.h"
+#include "arch/pte_op_calls.h"
 #include "hw/events.h"
 
 static inline bool pte_none(pte_t pte) { return !pte_val(pte); }
@@ -32,27 +34,44 @@ static inline pte_t pte_advance_pfn(pte_t pte, unsigned long nr)
 	return pfn_pte(pte_pfn(pte) + nr, pte_pgprot(pte));
 }
 
+/* Count a call of op on ptep (arch/pte_op_calls.h). */
+static inline void pte_op_count(enum pte_op op, const pte_t *ptep)
+{
+	u64 d = __atomic_load_n(&ptep->pte, __ATOMIC_RELAXED);
+
+	pte_op_calls[op][arch->fmt->cont_ptes && arch->fmt->desc_cont(d)]++;
+}
+
 static inline pte_t ptep_get(pte_t *ptep)
 {
+	u8 shadow = oracle_shadow(ptep);
 	pte_t pte = arch->pte.ptep_get(ptep);
 
-	oracle_check_read(ptep, pte, "ptep_get");
+	pte_op_count(PTE_OP_ptep_get, ptep);
+	oracle_check_read(ptep, pte, shadow, "ptep_get");
 	return pte;
 }
 
 static inline pte_t ptep_get_lockless(pte_t *ptep)
 {
+	u8 shadow = oracle_shadow(ptep);
 	pte_t pte = arch->pte.ptep_get_lockless(ptep);
 
-	oracle_check_read(ptep, pte, "ptep_get_lockless");
+	pte_op_count(PTE_OP_ptep_get_lockless, ptep);
+	oracle_check_read(ptep, pte, shadow, "ptep_get_lockless");
 	return pte;
 }
 
 static inline void set_ptes(struct mm_struct *mm, unsigned long addr,
 			    pte_t *ptep, pte_t pte, unsigned int nr)
 {
+	struct postcond pc;
+
+	pte_op_count(PTE_OP_set_ptes, ptep);
+	postcond_start(&pc, "set_ptes", mm, addr, ptep, nr, false);
 	arch->pte.set_ptes(mm, addr, ptep, pte, nr);
 	oracle_set(ptep, nr, pte_young(pte), pte_dirty(pte));
+	postcond_set(&pc, pte);
 }
 
 static inline void set_pte_at(struct mm_struct *mm, unsigned long addr,
@@ -65,18 +84,28 @@ static inline void set_pte_at(struct mm_struct *mm, unsigned long addr,
 static inline void clear_full_ptes(struct mm_struct *mm, unsigned long addr,
 				   pte_t *ptep, unsigned int nr, int full)
 {
+	struct postcond pc;
+
+	pte_op_count(PTE_OP_clear_full_ptes, ptep);
+	postcond_start(&pc, "clear_full_ptes", mm, addr, ptep, nr, false);
 	arch->pte.clear_full_ptes(mm, addr, ptep, nr, full);
 	oracle_discard(ptep, nr, true, true);
+	postcond_cleared(&pc);
 }
 
 static inline pte_t get_and_clear_full_ptes(struct mm_struct *mm,
 					    unsigned long addr, pte_t *ptep,
 					    unsigned int nr, int full)
 {
-	pte_t pte = arch->pte.get_and_clear_full_ptes(mm, addr, ptep, nr, full);
+	struct postcond pc;
+	pte_t pte;
 
+	pte_op_count(PTE_OP_get_and_clear_full_ptes, ptep);
+	postcond_start(&pc, "get_and_clear_full_ptes", mm, addr, ptep, nr, false);
+	pte = arch->pte.get_and_clear_full_ptes(mm, addr, ptep, nr, full);
 	oracle_report(ptep, nr, pte_young(pte), pte_dirty(pte), true, true,
 		      false, "get_and_clear_full_ptes");
+	postcond_cleared(&pc);
 	return pte;
 }
 
@@ -84,10 +113,15 @@ static inline pte_t ptep_get_and_clear_full(struct mm_struct *mm,
 					    unsigned long addr, pte_t *ptep,
 					    int full)
 {
-	pte_t pte = arch->pte.ptep_get_and_clear_full(mm, addr, ptep, full);
+	struct postcond pc;
+	pte_t pte;
 
+	pte_op_count(PTE_OP_ptep_get_and_clear_full, ptep);
+	postcond_start(&pc, "ptep_get_and_clear_full", mm, addr, ptep, 1, false);
+	pte = arch->pte.ptep_get_and_clear_full(mm, addr, ptep, full);
 	oracle_report(ptep, 1, pte_young(pte), pte_dirty(pte), true, true,
 		      false, "ptep_get_and_clear_full");
+	postcond_cleared(&pc);
 	return pte;
 }
 
@@ -111,11 +145,16 @@ static inline int ptep_test_and_clear_young(struct vm_area_struct *vma,
 					    unsigned long addr, pte_t *ptep)
 {
 	struct young_cost c = young_cost_start();
-	int young = arch->pte.ptep_test_and_clear_young(vma, addr, ptep);
+	struct postcond pc;
+	int young;
 
+	pte_op_count(PTE_OP_ptep_test_and_clear_young, ptep);
+	postcond_start(&pc, "ptep_test_and_clear_young", vma ? vma->vm_mm : NULL, addr, ptep, 1, false);
+	young = arch->pte.ptep_test_and_clear_young(vma, addr, ptep);
 	young_cost_end(c);
 	oracle_report(ptep, 1, young, false, true, false, true,
 		      "ptep_test_and_clear_young");
+	postcond_young_cleared(&pc, vma ? vma->vm_mm : NULL, young, false);
 	return young;
 }
 
@@ -123,11 +162,16 @@ static inline int ptep_clear_flush_young(struct vm_area_struct *vma,
 					 unsigned long addr, pte_t *ptep)
 {
 	struct young_cost c = young_cost_start();
-	int young = arch->pte.ptep_clear_flush_young(vma, addr, ptep);
+	struct postcond pc;
+	int young;
 
+	pte_op_count(PTE_OP_ptep_clear_flush_young, ptep);
+	postcond_start(&pc, "ptep_clear_flush_young", vma ? vma->vm_mm : NULL, addr, ptep, 1, true);
+	young = arch->pte.ptep_clear_flush_young(vma, addr, ptep);
 	young_cost_end(c);
 	oracle_report(ptep, 1, young, false, true, false, true,
 		      "ptep_clear_flush_young");
+	postcond_young_cleared(&pc, vma ? vma->vm_mm : NULL, young, true);
 	return young;
 }
 
@@ -136,11 +180,16 @@ static inline bool test_and_clear_young_ptes(struct vm_area_struct *vma,
 					     unsigned int nr)
 {
 	struct young_cost c = young_cost_start();
-	bool young = arch->pte.test_and_clear_young_ptes(vma, addr, ptep, nr);
+	struct postcond pc;
+	bool young;
 
+	pte_op_count(PTE_OP_test_and_clear_young_ptes, ptep);
+	postcond_start(&pc, "test_and_clear_young_ptes", vma ? vma->vm_mm : NULL, addr, ptep, nr, false);
+	young = arch->pte.test_and_clear_young_ptes(vma, addr, ptep, nr);
 	young_cost_end(c);
 	oracle_report(ptep, nr, young, false, true, false, true,
 		      "test_and_clear_young_ptes");
+	postcond_young_cleared(&pc, vma ? vma->vm_mm : NULL, young, false);
 	return young;
 }
 
@@ -149,18 +198,28 @@ static inline bool clear_flush_young_ptes(struct vm_area_struct *vma,
 					  unsigned int nr)
 {
 	struct young_cost c = young_cost_start();
-	bool young = arch->pte.clear_flush_young_ptes(vma, addr, ptep, nr);
+	struct postcond pc;
+	bool young;
 
+	pte_op_count(PTE_OP_clear_flush_young_ptes, ptep);
+	postcond_start(&pc, "clear_flush_young_ptes", vma ? vma->vm_mm : NULL, addr, ptep, nr, true);
+	young = arch->pte.clear_flush_young_ptes(vma, addr, ptep, nr);
 	young_cost_end(c);
 	oracle_report(ptep, nr, young, false, true, false, true,
 		      "clear_flush_young_ptes");
+	postcond_young_cleared(&pc, vma ? vma->vm_mm : NULL, young, true);
 	return young;
 }
 
 static inline void wrprotect_ptes(struct mm_struct *mm, unsigned long addr,
 				  pte_t *ptep, unsigned int nr)
 {
+	struct postcond pc;
+
+	pte_op_count(PTE_OP_wrprotect_ptes, ptep);
+	postcond_start(&pc, "wrprotect_ptes", mm, addr, ptep, nr, false);
 	arch->pte.wrprotect_ptes(mm, addr, ptep, nr);
+	postcond_wrprotected(&pc);
 }
 
 static inline void ptep_set_wrprotect(struct mm_struct *mm, unsigned long addr,
@@ -173,19 +232,29 @@ static inline void clear_young_dirty_ptes(struct vm_area_struct *vma,
 					  unsigned long addr, pte_t *ptep,
 					  unsigned int nr, cydp_t flags)
 {
+	struct postcond pc;
+
+	pte_op_count(PTE_OP_clear_young_dirty_ptes, ptep);
+	postcond_start(&pc, "clear_young_dirty_ptes", vma ? vma->vm_mm : NULL, addr, ptep, nr, false);
 	arch->pte.clear_young_dirty_ptes(vma, addr, ptep, nr, flags);
 	oracle_discard(ptep, nr, flags & CYDP_CLEAR_YOUNG, flags & CYDP_CLEAR_DIRTY);
+	postcond_young_dirty_cleared(&pc, flags);
 }
 
 static inline int ptep_set_access_flags(struct vm_area_struct *vma,
 					unsigned long addr, pte_t *ptep,
 					pte_t entry, int dirty)
 {
-	int changed = arch->pte.ptep_set_access_flags(vma, addr, ptep, entry, dirty);
+	struct postcond pc;
+	int changed;
 
+	pte_op_count(PTE_OP_ptep_set_access_flags, ptep);
+	postcond_start(&pc, "ptep_set_access_flags", vma ? vma->vm_mm : NULL, addr, ptep, 1, false);
+	changed = arch->pte.ptep_set_access_flags(vma, addr, ptep, entry, dirty);
 	/* x86 leaves young to the hardware: track only what was written */
 	oracle_set(ptep, 1, pte_young(entry) && hw_cont_gather_young(&ptep->pte),
 		   pte_dirty(entry) && hw_cont_gather_dirty(&ptep->pte));
+	postcond_access_flags(&pc, entry, dirty);
 	return changed;
 }
 
@@ -197,6 +266,7 @@ static inline unsigned int arch_cont_ptes(void)
 
 static inline unsigned int pte_batch_hint(pte_t *ptep, pte_t pte)
 {
+	pte_op_count(PTE_OP_pte_batch_hint, ptep);
 	return arch->pte.pte_batch_hint(ptep, pte);
 }
 

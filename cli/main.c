@@ -20,7 +20,8 @@ static void usage(FILE *f)
 		"       ptelab run WORKLOAD [--arch arm64|x86] [--impl IMPL] [--profile NAME]\n"
 		"                  [--size 1G] [--folio-size 64K] [--pmd-mapped] [--without NAME]...\n"
 		"                  [--cpus N] [--seed N] [--hw-policy accessed|first|random|adversarial]\n"
-		"                  [--tlb-entries N] [--tlbi-range] [--no-hafdbs] [--iterations N]\n"
+		"                  [--tlb-entries N] [--tlbi-range] [--no-hafdbs] [--walkers AGENT=CAPS,...]\n"
+		"                  [--tlb rewalk|sticky] [--bbml2] [--interleave N] [--iterations N]\n"
 		"                  [--variant NAME] [--lru mglru|classic] [--reclaim SIZE]\n"
 		"                  [--vcpus N] [--host-memory SIZE]\n"
 		"                  [--timeout SECONDS] [--sanitize] [--json]\n"
@@ -182,6 +183,10 @@ static int cmd_run(int argc, char **argv)
 			spec.p.hafdbs = false;
 			continue;
 		}
+		if (!strcmp(a, "--bbml2")) {
+			spec.p.bbml2 = true;
+			continue;
+		}
 		if (strncmp(a, "--", 2)) {
 			snprintf(err, sizeof(err), "unexpected argument '%s'", a);
 			return die(err);
@@ -273,6 +278,19 @@ static int cmd_run(int argc, char **argv)
 			if (parse_u64(v, &n) || n < 16 || n > (1 << 20))
 				return die("--tlb-entries takes a number from 16 to 1048576");
 			spec.p.tlb_entries = (u32)n;
+		} else if (!strcmp(a, "--interleave")) {
+			if (parse_u64(v, &n) || n > 1000000)
+				return die("--interleave takes N from 0 (off) to 1000000: other agents act at "
+					   "one raw PTE access, TLBI or DSB in N inside kernel operations");
+			spec.p.interleave = (u32)n;
+			spec.set |= RUN_OPT_INTERLEAVE;
+		} else if (!strcmp(a, "--walkers")) {
+			spec.p.walkers = v;
+		} else if (!strcmp(a, "--tlb")) {
+			if (strcmp(v, "rewalk") && strcmp(v, "sticky"))
+				return die("--tlb takes rewalk (a store through a read-only entry walks again) "
+					   "or sticky (cached entries fault until invalidated)");
+			spec.p.tlb_sticky = !strcmp(v, "sticky");
 		} else if (!strcmp(a, "--hw-policy")) {
 			static const char *const pol[] = { "accessed", "first", "random", "adversarial" };
 			int k;

@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "cli/finding.h"
 #include "hw/invariants.h"
+#include "hw/cpu.h"
 #include "hw/tlb.h"
 #include "kernel/backend.h"
 #include "kernel/build.h"
@@ -95,7 +96,7 @@ static const struct {
 	{ RUN_OPT_PMD_MAPPED, "--pmd-mapped" }, { RUN_OPT_ITERATIONS, "--iterations" },
 	{ RUN_OPT_VARIANT, "--variant" },   { RUN_OPT_LRU, "--lru" },
 	{ RUN_OPT_RECLAIM, "--reclaim" },   { RUN_OPT_VCPUS, "--vcpus" },
-	{ RUN_OPT_HOST_MEMORY, "--host-memory" },
+	{ RUN_OPT_HOST_MEMORY, "--host-memory" }, { RUN_OPT_INTERLEAVE, "--interleave" },
 };
 
 /* "--size, --folio-size" for the options in mask. */
@@ -135,11 +136,20 @@ int run_spec_validate(struct run_spec *s, char *err, size_t errlen)
 		return -1;
 	}
 	/* x86 has no contiguous bit, no range TLBI, and always manages A/D */
-	if (!strcmp(p->arch, "x86") && (!p->hafdbs || p->tlbi_range || p->policy != HW_POLICY_ACCESSED)) {
+	if (!strcmp(p->arch, "x86") && (!p->hafdbs || p->tlbi_range || p->policy != HW_POLICY_ACCESSED ||
+					p->walkers || p->tlb_sticky || p->bbml2)) {
 		snprintf(err, errlen, "%s does not apply to --arch x86 (x86 always sets A/D in hardware, "
 			 "has no contiguous blocks and no range TLBI)",
-			 !p->hafdbs ? "--no-hafdbs" : p->tlbi_range ? "--tlbi-range" : "--hw-policy");
+			 !p->hafdbs ? "--no-hafdbs" : p->tlbi_range ? "--tlbi-range" :
+			 p->walkers ? "--walkers" : p->tlb_sticky ? "--tlb sticky" :
+			 p->bbml2 ? "--bbml2" : "--hw-policy");
 		return -1;
+	}
+	if (p->walkers) {
+		struct hw_config cfg;
+
+		if (lab_parse_walkers(p, &cfg, err, errlen))
+			return -1;
 	}
 	/* what the simulated TLB really has: a power-of-two number of sets */
 	p->tlb_entries = hw_tlb_entries(p->tlb_entries, p->tlb_ways);
@@ -447,6 +457,8 @@ void run_spec_reproducer(const struct run_spec *s, char *buf, size_t len)
 		NUM("--vcpus", p->nr_vcpus);
 	if (s->w->opts & RUN_OPT_HOST_MEMORY)
 		NUM("--host-memory", p->host_memory);
+	if ((s->w->opts & RUN_OPT_INTERLEAVE) && p->interleave)
+		NUM("--interleave", p->interleave);
 	for (int i = 0; i < s->nr_without; i++) {
 		WORD("--without");
 		WORD(s->without[i]);
@@ -460,6 +472,16 @@ void run_spec_reproducer(const struct run_spec *s, char *buf, size_t len)
 		WORD("--tlbi-range");
 	if (!p->hafdbs)
 		WORD("--no-hafdbs");
+	if (p->walkers) {
+		WORD("--walkers");
+		WORD(p->walkers);
+	}
+	if (p->tlb_sticky) {
+		WORD("--tlb");
+		WORD("sticky");
+	}
+	if (p->bbml2)
+		WORD("--bbml2");
 	if (s->set & RUN_SET_TIMEOUT)
 		NUM("--timeout", s->timeout_s);
 	if (kernel_backends_sanitized() && strcmp(p->impl, "ref"))
@@ -542,6 +564,11 @@ static void json_str(FILE *f, const char *str)
 		s += n ? n : 1;
 	}
 	fputc('"', f);
+}
+
+void json_string(FILE *f, const char *str)
+{
+	json_str(f, str);
 }
 
 static void json_events(FILE *f, const struct hw_counters *c)
@@ -637,12 +664,20 @@ void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o)
 		p->pmd_mapped ? "true" : "false", p->nr_cpus, (unsigned long long)p->seed,
 		policy_names[p->policy], p->tlb_entries, p->tlbi_range ? "true" : "false",
 		p->hafdbs ? "true" : "false");
+	fprintf(f, ", \"walkers\": ");
+	if (p->walkers)
+		json_str(f, p->walkers);
+	else
+		fprintf(f, "null");
+	fprintf(f, ", \"tlb\": \"%s\", \"bbml2\": %s", p->tlb_sticky ? "sticky" : "rewalk",
+		p->bbml2 ? "true" : "false");
 	json_opt_u64(f, ", ", "iterations", opts & RUN_OPT_ITERATIONS, p->iterations);
 	json_opt_str(f, "variant", p->variant != NULL, p->variant);
 	json_opt_str(f, "lru", opts & RUN_OPT_LRU, p->lru);
 	json_opt_u64(f, ", ", "reclaim", opts & RUN_OPT_RECLAIM, p->reclaim);
 	json_opt_u64(f, ", ", "vcpus", opts & RUN_OPT_VCPUS, (u64)p->nr_vcpus);
 	json_opt_u64(f, ", ", "host_memory", opts & RUN_OPT_HOST_MEMORY, p->host_memory);
+	json_opt_u64(f, ", ", "interleave", opts & RUN_OPT_INTERLEAVE, p->interleave);
 	fprintf(f, ", \"timeout_s\": %u, \"without\": [", s->timeout_s);
 	for (int i = 0; i < s->nr_without; i++) {
 		fprintf(f, "%s", i ? ", " : "");

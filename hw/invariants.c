@@ -17,6 +17,7 @@ const char *const hw_violation_names[NR_VIOL_KINDS] = {
 	[VIOL_MAPCOUNT] = "mapcount",
 	[VIOL_FREED_FRAME] = "freed_frame",
 	[VIOL_NO_PROGRESS] = "no_progress",
+	[VIOL_POSTCOND] = "postcondition",
 	[VIOL_OTHER] = "other",
 };
 

@@ -66,40 +66,56 @@ bool hw_cont_gather_young(const u64 *ptep)
 	return false;
 }
 
-/* The entry of a block that the hardware chooses to update. */
+/*
+ * The entry of a block that the hardware chooses to update: one it could
+ * have taken the translation from, so a valid entry of the same block
+ * (inside a kernel operation some may be cleared already).
+ */
 static u64 *policy_target(u64 *ptep, u64 d)
 {
 	unsigned int n = FMT->cont_ptes;
+	u64 *t;
 
 	if (!n || !FMT->desc_cont(d))
 		return ptep;
 	u64 *first = cont_first(ptep);
 	switch (hw_machine.cfg.policy) {
 	case HW_POLICY_FIRST:
-		return first;
+		t = first;
+		break;
 	case HW_POLICY_RANDOM:
-		return first + hw_random() % n;
+		t = first + hw_random() % n;
+		break;
 	case HW_POLICY_ADVERSARIAL:
-		return ptep == first + n - 1 ? first : first + n - 1;
+		t = ptep == first + n - 1 ? first : first + n - 1;
+		break;
 	case HW_POLICY_ACCESSED:
 	default:
 		return ptep;
 	}
+	d = __atomic_load_n(t, __ATOMIC_RELAXED);
+	return FMT->desc_leaf(d, 3) && FMT->desc_cont(d) ? t : ptep;
 }
 
-/* An atomic descriptor update, as the hardware does it (never lost). */
-static void hw_update(u64 *target, u64 (*mk)(u64))
+/*
+ * An atomic descriptor update, as the hardware does it (never lost). It
+ * fails, and the walk starts again, if the descriptor stopped being a
+ * valid leaf (or lost DBM, for dirty) since the walker read it.
+ */
+static bool hw_update(u64 *target, int level, u64 (*mk)(u64), bool need_dbm)
 {
 	u64 old = __atomic_load_n(target, __ATOMIC_RELAXED);
 
-	while (!__atomic_compare_exchange_n(target, &old, mk(old), false,
-					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
+	do {
+		if (!FMT->desc_leaf(old, level) || (need_dbm && !FMT->desc_dbm(old)))
+			return false;
+	} while (!__atomic_compare_exchange_n(target, &old, mk(old), false,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 	hw_count(EV_hw_update, 1);
+	return true;
 }
 
-/* A contiguous block must be programmed consistently, or TLBs misbehave. */
-static bool cont_block_ok(u64 *ptep, u64 va)
+bool hw_cont_block_consistent(const u64 *ptep)
 {
 	unsigned int n = FMT->cont_ptes;
 	u64 *first = cont_first(ptep);
@@ -107,17 +123,51 @@ static bool cont_block_ok(u64 *ptep, u64 va)
 	u64 pfn0 = FMT->desc_pfn(d0);
 
 	if (pfn0 & (n - 1))
-		goto bad;
+		return false;
 	for (unsigned int i = 0; i < n; i++) {
 		u64 d = __atomic_load_n(&first[i], __ATOMIC_RELAXED);
 
 		if (!FMT->desc_leaf(d, 3) || !FMT->desc_cont(d) ||
 		    FMT->desc_pfn(d) != pfn0 + i ||
 		    (d & FMT->cont_attr_mask) != (d0 & FMT->cont_attr_mask))
-			goto bad;
+			return false;
 	}
 	return true;
-bad:
+}
+
+/*
+ * What a walker may meet inside a kernel operation: the valid entries of
+ * the block agree (contiguous bit, frames, attributes), some may still
+ * be invalid (set_ptes writes a new block one entry at a time, a zap
+ * clears one at a time; until the TLBI, a cached block translation is
+ * the one being built or torn down).
+ */
+static bool cont_block_walkable(const u64 *ptep)
+{
+	unsigned int n = FMT->cont_ptes;
+	const u64 *first = cont_first(ptep);
+	u64 d0 = __atomic_load_n(ptep, __ATOMIC_RELAXED);
+	u64 pfn0 = FMT->desc_pfn(d0) - (u64)(ptep - first);
+
+	if (pfn0 & (n - 1))
+		return false;
+	for (unsigned int i = 0; i < n; i++) {
+		u64 d = __atomic_load_n(&first[i], __ATOMIC_RELAXED);
+
+		if (!FMT->desc_leaf(d, 3))
+			continue;
+		if (!FMT->desc_cont(d) || FMT->desc_pfn(d) != pfn0 + i ||
+		    (d & FMT->cont_walk_mask) != (d0 & FMT->cont_walk_mask))
+			return false;
+	}
+	return true;
+}
+
+/* A contiguous block must be programmed consistently, or TLBs misbehave. */
+static bool cont_block_ok(u64 *ptep, u64 va)
+{
+	if (cont_block_walkable(ptep))
+		return true;
 	hw_violation(VIOL_BAD_CONT_BLOCK, "va %#llx: contiguous block misprogrammed",
 		     (unsigned long long)va);
 	return false;
@@ -149,14 +199,19 @@ static void check_conflict(struct hw_cpu *cpu, u64 va, u8 shift, u64 pfn)
 			if (!e || e->shift == shift)
 				continue;
 			u64 want = pfn + ((a - ALIGN_DOWN(va, 1UL << shift)) >> PAGE_SHIFT);
-			if (tlbe_pfn_at(e, a) != want)
+			if (tlbe_pfn_at(e, a) != want) {
 				hw_violation(VIOL_TLB_CONFLICT,
-					     "cpu%d va %#llx: %u-bit and %u-bit entries translate differently",
-					     cpu->id, (unsigned long long)a, e->shift, shift);
-			else if (!hw_machine.cfg.bbml2)
+					     "%s va %#llx: %u-bit and %u-bit entries translate differently",
+					     hw_agent_name(cpu), (unsigned long long)a, e->shift, shift);
+			} else if (!hw_machine.cfg.bbml2) {
 				hw_violation(VIOL_TLB_CONFLICT,
-					     "cpu%d va %#llx: overlapping %u-bit and %u-bit entries without BBML2",
-					     cpu->id, (unsigned long long)a, e->shift, shift);
+					     "%s va %#llx: overlapping %u-bit and %u-bit entries without BBML2 "
+					     "(a TLB conflict abort)",
+					     hw_agent_name(cpu), (unsigned long long)a, e->shift, shift);
+			} else {
+				/* BBML2/3: both stay; a lookup uses one, never a merge */
+				continue;
+			}
 			hw_tlb_drop(&cpu->tlb, e);
 			break;
 		}
@@ -169,7 +224,10 @@ static enum hw_fault walk_and_fill(struct hw_cpu *cpu, u64 va, bool write)
 	u64 *ptep;
 	u64 d;
 
+	int walks = 0;
+
 	hw_count(EV_tlb_miss, 1);
+again:
 	hw_count(EV_ptw, 1);
 	ptep = hw_walk_slot(cpu->ttbr, va, &level);
 	if (!ptep)
@@ -181,7 +239,8 @@ static enum hw_fault walk_and_fill(struct hw_cpu *cpu, u64 va, bool write)
 	if (!FMT->desc_af(d)) {
 		if (!cpu->ha)
 			return HW_FAULT_ACCESS;
-		hw_update(policy_target(ptep, d), FMT->mk_af);
+		if (!hw_update(policy_target(ptep, d), level, FMT->mk_af, false))
+			goto changed;
 		*hw_pt_shadow(ptep) |= SHADOW_YOUNG;
 	}
 	bool w = FMT->desc_writable(d);
@@ -189,7 +248,8 @@ static enum hw_fault walk_and_fill(struct hw_cpu *cpu, u64 va, bool write)
 	if (write && !w) {
 		if (!dbm)
 			return HW_FAULT_PERMISSION;
-		hw_update(policy_target(ptep, d), FMT->mk_dirty);
+		if (!hw_update(policy_target(ptep, d), level, FMT->mk_dirty, true))
+			goto changed;
 		*hw_pt_shadow(ptep) |= SHADOW_DIRTY;
 		w = true;
 	}
@@ -204,6 +264,11 @@ static enum hw_fault walk_and_fill(struct hw_cpu *cpu, u64 va, bool write)
 	hw_tlb_fill(&cpu->tlb, cpu->asid, va, shift, pfn,
 		    (w ? TLBE_W : 0) | (dbm ? TLBE_DBM : 0), ptep);
 	return HW_OK;
+changed:
+	/* software rewrote the descriptors meanwhile: walk again (or give up and fault) */
+	if (++walks < 4)
+		goto again;
+	return HW_FAULT_TRANSLATION;
 }
 
 enum hw_fault hw_access(struct hw_cpu *cpu, u64 va, bool write)
@@ -212,13 +277,22 @@ enum hw_fault hw_access(struct hw_cpu *cpu, u64 va, bool write)
 	enum hw_fault f;
 
 	if (hw_machine.asid_retired[cpu->asid])
-		hw_violation(VIOL_OTHER, "cpu%d accesses va %#llx with retired asid %u",
-			     cpu->id, (unsigned long long)va, cpu->asid);
+		hw_violation(VIOL_OTHER, "%s accesses va %#llx with retired asid %u",
+			     hw_agent_name(cpu), (unsigned long long)va, cpu->asid);
 	hw_count(EV_mem_access, 1);
 	e = hw_tlb_lookup(&cpu->tlb, cpu->asid, va);
 
 	if (e && (!write || (e->flags & TLBE_W))) {
 		hw_count(EV_tlb_hit, 1);
+	} else if (e && hw_machine.cfg.tlb_mode == HW_TLB_STICKY && !(e->flags & TLBE_DBM)) {
+		/*
+		 * A cached read-only translation may be used until it is
+		 * invalidated: the store faults, however writable the
+		 * descriptor has become since. (With DBM cached, the walker
+		 * updates the descriptor in memory, so that case re-walks.)
+		 */
+		hw_count(EV_tlb_hit, 1);
+		return HW_FAULT_PERMISSION;
 	} else {
 		/* A store through a clean entry re-walks to update dirty. */
 		if (e)
@@ -231,8 +305,8 @@ enum hw_fault hw_access(struct hw_cpu *cpu, u64 va, bool write)
 	u64 pfn = tlbe_pfn_at(e, va);
 	if (pfn < hw_phys.nr_frames) {
 		if (hw_phys.frame[pfn] & FRAME_FREE)
-			hw_violation(VIOL_FREED_FRAME, "cpu%d %s va %#llx reaches freed pfn %#llx",
-				     cpu->id, write ? "store" : "load",
+			hw_violation(VIOL_FREED_FRAME, "%s %s va %#llx reaches freed pfn %#llx",
+				     hw_agent_name(cpu), write ? "store" : "load",
 				     (unsigned long long)va, (unsigned long long)pfn);
 		if (write)
 			hw_phys.frame[pfn] |= FRAME_WRITTEN;
@@ -281,6 +355,6 @@ static void check_entry(struct tlb_entry *e, void *arg)
 
 void hw_check_tlbs(void)
 {
-	for (int c = 0; c < hw_machine.nr_cpus; c++)
+	for (int c = 0; c < hw_machine.nr_agents; c++)
 		hw_tlb_for_each(&hw_machine.cpu[c].tlb, check_entry, &c);
 }

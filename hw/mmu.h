@@ -26,6 +26,8 @@ struct hw_mmu_fmt {
 	u64 (*mk_dirty)(u64 d);
 	/* attributes that must agree across a contiguous block */
 	u64 cont_attr_mask;
+	/* those that must agree even while software rewrites the block */
+	u64 cont_walk_mask;
 };
 
 extern const struct hw_mmu_fmt hw_fmt_arm64;
@@ -52,6 +54,12 @@ enum hw_fault hw_access(struct hw_cpu *cpu, u64 va, bool write);
 
 /* Software walk (no events): the level-3 or level-2 leaf slot for va. */
 u64 *hw_walk_slot(u64 *pgd, u64 va, int *level);
+
+/*
+ * ptep's contiguous block is whole: 16 valid entries with the contiguous
+ * bit, consecutive aligned frames, equal attributes (cont_attr_mask).
+ */
+bool hw_cont_block_consistent(const u64 *ptep);
 
 /* Any entry of ptep's contiguous block has the property (block-wide). */
 bool hw_cont_gather_dirty(const u64 *ptep);

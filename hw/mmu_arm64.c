@@ -88,4 +88,12 @@ const struct hw_mmu_fmt hw_fmt_arm64 = {
 	.mk_dirty = a64_mk_dirty,
 	/* everything but OA, AF, AP[2] and the software dirty bit */
 	.cont_attr_mask = ~(D_OA_MASK | D_AF | D_RDONLY | D_SW_DIRTY),
+	/*
+	 * Inside an operation the permissions of a block's entries may
+	 * differ for a while (wrprotect_ptes on a whole block writes one
+	 * entry at a time; any entry's may be the cached one, D8.7.1):
+	 * memory type, shareability and nG must not. AttrIndx, NS, SH, nG.
+	 */
+	.cont_walk_mask = D_VALID | D_TABLE | D_CONT | (7ULL << 2) | (1ULL << 5) | (3ULL << 8) |
+			  (1ULL << 11),
 };

@@ -101,6 +101,21 @@ struct tlb_entry *hw_tlb_lookup(struct hw_tlb *tlb, u16 asid, u64 va)
 	return NULL;
 }
 
+struct tlb_entry *hw_tlb_peek(struct hw_tlb *tlb, u16 asid, u64 va)
+{
+	if (!tlb->nvalid)
+		return NULL;
+	for (unsigned s = 0; s < ARRAY_SIZE(tlb_shifts); s++) {
+		u8 shift = tlb_shifts[s];
+		struct tlb_entry *set = &tlb->e[tlb_set(tlb, asid, va, shift) * tlb->ways];
+
+		for (u32 w = 0; w < tlb->ways; w++)
+			if (set[w].shift == shift && tlbe_covers(&set[w], asid, va))
+				return &set[w];
+	}
+	return NULL;
+}
+
 void hw_tlb_drop(struct hw_tlb *tlb, struct tlb_entry *e)
 {
 	if (!(e->flags & TLBE_VALID))
@@ -194,7 +209,7 @@ void hw_tlb_check_freed(u64 pfn, u64 nr)
 			maybe = true;
 	if (!maybe)
 		return;
-	for (int c = 0; c < hw_machine.nr_cpus; c++) {
+	for (int c = 0; c < hw_machine.nr_agents; c++) {
 		struct hw_tlb *tlb = &hw_machine.cpu[c].tlb;
 
 		if (!tlb->nvalid)

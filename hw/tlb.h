@@ -52,6 +52,8 @@ static inline bool tlbe_covers(const struct tlb_entry *e, u16 asid, u64 va)
 
 /* Entry translating va in asid, or NULL. Tries each page size in turn. */
 struct tlb_entry *hw_tlb_lookup(struct hw_tlb *tlb, u16 asid, u64 va);
+/* The same, without touching the replacement order (checks, not hardware). */
+struct tlb_entry *hw_tlb_peek(struct hw_tlb *tlb, u16 asid, u64 va);
 /* Insert; returns the entry. Conflicts are checked by the caller. */
 struct tlb_entry *hw_tlb_fill(struct hw_tlb *tlb, u16 asid, u64 va, u8 shift,
 			      u64 pfn, u8 flags, u64 *ptep);

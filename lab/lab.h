@@ -23,7 +23,21 @@ struct run_params {
 	enum hw_cont_policy policy;
 	u32 tlb_entries, tlb_ways;
 	bool tlbi_range;
-	bool hafdbs;
+	bool hafdbs;            /* every CPU's walker: HA and HD, or neither */
+	/*
+	 * Per-agent walkers over that, "cpu1=none,smmu=ha": an agent name
+	 * (cpuN, smmu: adds an SMMU doing device accesses) = hafdbs|ha|none.
+	 * NULL: every CPU as hafdbs says, no SMMU.
+	 */
+	const char *walkers;
+	bool tlb_sticky;        /* cached translations fault until invalidated */
+	bool bbml2;             /* FEAT_BBM level 2/3: no conflict abort on fold/unfold */
+	/*
+	 * Other agents act inside kernel operations at one raw PTE access,
+	 * TLBI or DSB in this many (hw/interleave.h); 0: never. Workloads
+	 * that model the agents' effects (fuzz) turn it on.
+	 */
+	u32 interleave;
 	/* workload options; the CLI fills in defaults before a run */
 	u64 iterations;         /* 0: the workload's default */
 	const char *variant;    /* workload-specific; NULL: the default */
@@ -42,6 +56,14 @@ void lab_reset(void);
 int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 		      size_t errlen);
 void lab_machine_teardown(void);
+
+/*
+ * Parse p->walkers onto cfg (cpu_walk, smmu, smmu_walk); 0, or -1 with
+ * err saying what is wrong.
+ */
+struct hw_config;
+int lab_parse_walkers(const struct run_params *p, struct hw_config *cfg, char *err,
+		      size_t errlen);
 
 struct mm_struct;
 struct vm_area_struct;

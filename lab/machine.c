@@ -2,12 +2,15 @@
 /* A fresh machine per run: hardware, allocator, LRU, arch and backend. */
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "arch/arch.h"
+#include "arch/pte_op_calls.h"
 #include "hw/cpu.h"
+#include "hw/interleave.h"
 #include "hw/invariants.h"
 #include "hw/pgtable_mem.h"
 #include "kernel/backend.h"
@@ -52,8 +55,9 @@ void lab_progress_done(void)
  *
  *   hw/      machine, CPUs, TLBs and their reverse index, frames, random
  *            state (hw_machine_init); page-table slots and ids
- *            (hw_pt_reset); events; violations
- *   arch/    arch and contpte backend (chosen below)
+ *            (hw_pt_reset); events; violations; interleaving
+ *            (hw_interleave: off, its chance set by the run)
+ *   arch/    arch and contpte backend (chosen below); PTE op call counts
  *   mm/      ASIDs and live mms (mm_reset), buddy allocator and mem_map
  *            (page_alloc_init), classic LRU and its add batch
  *            (lruvec_init), MGLRU generations and Bloom filters
@@ -81,6 +85,76 @@ void lab_reset(void)
 	swapoff();
 	hw_events_reset();
 	hw_violations_reset();
+	pte_op_calls_reset();
+	memset(&hw_interleave, 0, sizeof(hw_interleave));
+}
+
+static int walk_caps(const char *v, size_t n, u8 *caps)
+{
+	static const struct {
+		const char *name;
+		u8 caps;
+	} names[] = { { "hafdbs", HW_WALK_HA | HW_WALK_HD }, { "ha", HW_WALK_HA }, { "none", 0 } };
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(names); i++) {
+		if (strlen(names[i].name) == n && !strncmp(v, names[i].name, n)) {
+			*caps = names[i].caps;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int lab_parse_walkers(const struct run_params *p, struct hw_config *cfg, char *err,
+		      size_t errlen)
+{
+	bool x86 = !strcmp(p->arch, "x86");
+	/* x86 always manages A/D in hardware */
+	u8 all = x86 || p->hafdbs ? HW_WALK_HA | HW_WALK_HD : 0;
+	const char *s = p->walkers;
+
+	for (int i = 0; i < HW_MAX_CPUS; i++)
+		cfg->cpu_walk[i] = all;
+	cfg->smmu = false;
+	cfg->smmu_walk = 0;
+	if (!s || !*s)
+		return 0;
+	if (x86) {
+		snprintf(err, errlen, "--walkers applies to --arch arm64 (x86 always sets A/D in hardware)");
+		return -1;
+	}
+	while (*s) {
+		size_t n = strcspn(s, ","), k = strcspn(s, "=");
+		const char *v = s + k + 1;
+		char *end;
+		u8 caps;
+
+		if (k >= n || walk_caps(v, n - k - 1, &caps))
+			goto bad;
+		if (k == 4 && !strncmp(s, "smmu", 4)) {
+			cfg->smmu = true;
+			cfg->smmu_walk = caps;
+		} else if (k > 3 && !strncmp(s, "cpu", 3) && s[3] >= '0' && s[3] <= '9') {
+			long c = strtol(s + 3, &end, 10);
+
+			if (end != s + k || c >= p->nr_cpus) {
+				snprintf(err, errlen, "--walkers names %.*s, but the machine has CPUs "
+					 "cpu0 to cpu%d", (int)k, s, p->nr_cpus - 1);
+				return -1;
+			}
+			cfg->cpu_walk[c] = caps;
+		} else {
+			goto bad;
+		}
+		s += n;
+		if (*s == ',' && *++s == 0)
+			goto bad;
+	}
+	return 0;
+bad:
+	snprintf(err, errlen, "--walkers takes AGENT=CAPS[,...] with AGENT cpuN or smmu and CAPS "
+		 "hafdbs, ha or none (got '%s')", p->walkers);
+	return -1;
 }
 
 int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
@@ -91,9 +165,9 @@ int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 		.nr_cpus = p->nr_cpus,
 		.tlb_entries = p->tlb_entries,
 		.tlb_ways = p->tlb_ways,
-		.ha = p->hafdbs,
-		.hd = p->hafdbs,
 		.tlbi_range = p->tlbi_range,
+		.bbml2 = p->bbml2,
+		.tlb_mode = p->tlb_sticky ? HW_TLB_STICKY : HW_TLB_REWALK,
 		.policy = p->policy,
 		.seed = p->seed,
 		.nr_frames = ALIGN(nr_frames, 1UL << MAX_PAGE_ORDER),
@@ -107,10 +181,10 @@ int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 		snprintf(err, errlen, "unknown --lru '%s'; use mglru or classic", p->lru);
 		return -1;
 	}
+	if (lab_parse_walkers(p, &cfg, err, errlen))
+		return -1;
 	arch_select(a, NULL);
 	lab_reset();
-	if (a == &arch_x86_ops)
-		cfg.ha = cfg.hd = true; /* x86 always manages A/D in hardware */
 	/* host memory running out exits in host_*alloc; these fail on limits only */
 	if (hw_machine_init(a->fmt, &cfg) || page_alloc_init(cfg.nr_frames)) {
 		snprintf(err, errlen, "cannot set up a machine with %llu frames and %d CPUs "
@@ -132,6 +206,8 @@ int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 	/* counting starts on a machine that is ready */
 	hw_events_reset();
 	hw_violations_reset();
+	pte_op_calls_reset();
+	hw_interleave.chance = p->interleave;
 	return 0;
 }
 

@@ -78,6 +78,32 @@ static int madvise_free_or_cold(pmd_t *pmdp, unsigned long addr, unsigned long e
 	return 0;
 }
 
+/*
+ * A store that raced with MADV_FREE before its flush completed (through
+ * a TLB entry still writable) may be dropped with the folio: that is the
+ * call's contract. The lab's record of written frames says so here, after
+ * the flush; later stores dirty the entry and keep the data. Raw loads,
+ * no events: this is the lab's bookkeeping, not kernel work.
+ */
+static void lazyfree_settle(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
+		pmd_t *pmd = pmd_walk(mm, a);
+
+		if (!pmd || !pmd_table(*pmd))
+			continue;
+		pte_t *p = pte_offset_map(pmd, a);
+		pte_t pte = __pte(__atomic_load_n(&p->pte, __ATOMIC_RELAXED));
+
+		if (!pte_present(pte) || hw_cont_gather_dirty(&p->pte))
+			continue;
+		struct folio *folio = pfn_folio(pte_pfn(pte));
+
+		if (!folio_test_swapbacked(folio) && !folio_test_dirty(folio))
+			hw_frame_clean(pte_pfn(pte), 1);
+	}
+}
+
 static const struct mm_walk_ops madvise_walk_ops = {
 	.pmd_entry = madvise_free_or_cold,
 };
@@ -118,8 +144,10 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int
 			mmu_notifier_invalidate_range_start(&range);
 		walk_page_range(mm, s, e, &madvise_walk_ops, &advice);
 		flush_tlb_range(v, s, e);
-		if (advice == MADV_FREE)
+		if (advice == MADV_FREE) {
+			lazyfree_settle(mm, s, e);
 			mmu_notifier_invalidate_range_end(&range);
+		}
 	}
 	return 0;
 }

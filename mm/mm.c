@@ -81,7 +81,7 @@ void mmput(struct mm_struct *mm)
 	free_pgtables(&tlb, mm, 0, ~0UL);
 	tlb_finish_mmu(&tlb);
 	free_vmas(mm);
-	for (int c = 0; c < hw_machine.nr_cpus; c++)
+	for (int c = 0; c < hw_machine.nr_agents; c++)
 		if (hw_machine.cpu[c].ttbr == mm->pgd)
 			hw_cpu_switch_mm(&hw_machine.cpu[c], NULL, 0);
 	hw_machine.asid_root[mm->context.asid] = NULL;

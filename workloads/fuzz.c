@@ -1,15 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Random sequences of simulated loads/stores (on two CPUs, the hardware
- * updating random entries of contiguous blocks) and page-table operations
- * through core-mm, against an independent model of what the stores imply.
+ * Random sequences of simulated loads/stores (on two CPUs and, on a
+ * machine with one, the SMMU; the hardware updating random entries of
+ * contiguous blocks, also inside kernel operations with --interleave) and
+ * page-table operations through core-mm, against an independent model of
+ * what the stores imply. Most operations stay near one block for a while,
+ * so sequences like clean, load, store, fold reach the same entries.
  */
+#include <stdio.h>
 #include <string.h>
 
+#include "arch/pte_op_calls.h"
 #include "hw/cpu.h"
+#include "hw/interleave.h"
 #include "hw/invariants.h"
 #include "hw/phys.h"
 #include "hw/random.h"
+#include "mm/filemap.h"
 #include "mm/mm.h"
 #include "workloads/fuzz.h"
 #include "workloads/workload.h"
@@ -27,6 +34,27 @@ static u64 rnd(u64 n)
 
 static bool written[P_PAGES]; /* stored to since last cleaned */
 static bool cleaned[P_PAGES]; /* cleaned, not stored to or remapped since */
+/* pages stored to inside an operation that cleans them: either may win */
+static bool raced[P_PAGES];
+
+/* A read-only shared file mapping after the anonymous one (file folios). */
+#define F_BASE (T_BASE + P_SIZE)
+#define F_PAGES 256
+
+static struct mm_struct *fuzz_mm;
+
+/* Any agent's store to the sequence's mm that succeeded, also inside kernel operations. */
+static void fuzz_store(const struct hw_cpu *cpu, u64 va)
+{
+	if (cpu->ttbr != fuzz_mm->pgd || va < T_BASE || va >= T_BASE + P_SIZE)
+		return;
+	u64 page = (va - T_BASE) >> PAGE_SHIFT;
+
+	written[page] = true;
+	if (cleaned[page])
+		raced[page] = true;
+	cleaned[page] = false;
+}
 
 struct fuzz {
 	struct mm_struct *mm;
@@ -69,33 +97,49 @@ u64 fuzz_rng_start(u64 seed)
 
 void fuzz_sequence(u64 seed, int order, int nr_ops, bool lifecycle)
 {
+	struct address_space *file;
 	struct fuzz t;
+	u64 hot = 0;
 
 	rng = fuzz_rng_start(seed);
 	t.cpu = &hw_machine.cpu[0];
 	t.mm = mm_alloc();
-	if (!t.mm || !mmap_anon(t.mm, T_BASE, P_SIZE, VM_READ | VM_WRITE, order, false)) {
+	file = address_space_create(F_PAGES * PAGE_SIZE, (unsigned int)min(order, 6));
+	if (!t.mm || !file || !mmap_anon(t.mm, T_BASE, P_SIZE, VM_READ | VM_WRITE, order, false) ||
+	    !mmap_file(t.mm, F_BASE, F_PAGES * PAGE_SIZE, file, 0, VM_READ)) {
 		hw_violation(VIOL_OTHER, "fuzz: cannot set up the address space");
 		return;
 	}
-	switch_mm(t.cpu, t.mm);
-	switch_mm(&hw_machine.cpu[1], t.mm);
+	for (int c = 0; c < hw_machine.nr_cpus; c++)
+		switch_mm(&hw_machine.cpu[c], t.mm);
+	/* the SMMU translates a device's accesses through this mm (SVA) */
+	if (hw_machine.smmu >= 0)
+		hw_cpu_switch_mm(&hw_machine.cpu[hw_machine.smmu], t.mm->pgd, t.mm->context.asid);
+	fuzz_mm = t.mm;
+	hw_interleave.on_store = fuzz_store;
+	hw_interleave.on = hw_interleave.chance > 0;
 	for (u64 i = 0; i < P_PAGES; i++)
-		written[i] = cleaned[i] = false;
+		written[i] = cleaned[i] = raced[i] = false;
 
 	for (int op = 0; op < nr_ops; op++) {
-		u64 page = rnd(P_PAGES), first;
-		int k = (int)rnd(lifecycle ? 112 : 100), nr;
+		u64 page, first;
+		int k = (int)rnd(lifecycle ? 124 : 112), nr;
 		struct hw_cpu *cpu = &hw_machine.cpu[rnd(2)];
+
+		/* near one block for a while, so operations meet on the same entries */
+		if (rnd(32) == 0)
+			hot = rnd(P_PAGES / 16) * 16;
+		page = rnd(4) ? hot + rnd(16) : rnd(P_PAGES);
+		hw_machine.cur_cpu = cpu->id;
 
 		if (k < 45) {
 			bool w = rnd(2);
 
-			hw_machine.cur_cpu = cpu->id;
-			if (access_user(cpu, t.mm, T_BASE + page * PAGE_SIZE, w) == 0 && w) {
-				written[page] = true;
-				cleaned[page] = false;
-			}
+			/* a device's access through the SMMU faults into the same handler (iopf) */
+			if (hw_machine.smmu >= 0 && rnd(4) == 0)
+				cpu = &hw_machine.cpu[hw_machine.smmu];
+			if (access_user(cpu, t.mm, T_BASE + page * PAGE_SIZE, w) == 0 && w)
+				fuzz_store(cpu, T_BASE + page * PAGE_SIZE);
 		} else if (k < 55) {
 			pte_t *p = ptep_of(&t, page);
 
@@ -104,24 +148,52 @@ void fuzz_sequence(u64 seed, int order, int nr_ops, bool lifecycle)
 		} else if (k < 65 && (nr = folio_run(&t, page, &first))) {
 			pte_t *p = ptep_of(&t, first);
 			u64 s = rnd((u64)nr), n = 1 + rnd((u64)nr - s);
+			struct vm_area_struct *v = find_vma(t.mm, T_BASE + first * PAGE_SIZE);
+			unsigned long a = T_BASE + (first + s) * PAGE_SIZE;
 
-			if (rnd(2))
-				test_and_clear_young_ptes(find_vma(t.mm, T_BASE + first * PAGE_SIZE), T_BASE + (first + s) * PAGE_SIZE, p + s, (unsigned int)n);
-			else
-				clear_flush_young_ptes(find_vma(t.mm, T_BASE + first * PAGE_SIZE), T_BASE + (first + s) * PAGE_SIZE, p + s, (unsigned int)n);
+			switch (rnd(4)) {
+			case 0:
+				test_and_clear_young_ptes(v, a, p + s, (unsigned int)n);
+				break;
+			case 1:
+				clear_flush_young_ptes(v, a, p + s, (unsigned int)n);
+				break;
+			case 2:
+				ptep_test_and_clear_young(v, a, p + s);
+				break;
+			default:
+				ptep_clear_flush_young(v, a, p + s);
+				break;
+			}
 		} else if (k < 72 && (nr = folio_run(&t, page, &first))) {
 			/* fork-style write protect, then a write fault re-enables */
 			wrprotect_ptes(t.mm, T_BASE + first * PAGE_SIZE, ptep_of(&t, first), (unsigned int)nr);
 			flush_tlb_mm(t.mm);
 		} else if (k < 78 && (nr = folio_run(&t, page, &first))) {
-			/* MADV_FREE-style: clean the folio; its data is discarded */
+			pte_t *p;
+
+			/*
+			 * MADV_FREE-style: clean the folio; its data is discarded.
+			 * A store inside the operation may land before or after
+			 * the clean: such pages are claimed neither way.
+			 */
+			for (int i = 0; i < nr; i++) {
+				written[first + i] = false;
+				cleaned[first + i] = true;
+				raced[first + i] = false;
+			}
 			clear_young_dirty_ptes(find_vma(t.mm, T_BASE + first * PAGE_SIZE), T_BASE + first * PAGE_SIZE, ptep_of(&t, first),
 					       (unsigned int)nr, CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY);
 			hw_frame_clean(pte_pfn(ptep_get(ptep_of(&t, first))), (u64)nr);
 			flush_tlb_mm(t.mm);
 			for (int i = 0; i < nr; i++) {
-				written[first + i] = false;
-				cleaned[first + i] = true;
+				if (!raced[first + i] && !written[first + i])
+					continue;
+				/* MADV_FREE may drop what was stored before it returned */
+				written[first + i] = cleaned[first + i] = false;
+				p = ptep_of(&t, first + i);
+				if (p && pte_present(ptep_get(p)) && !pte_dirty(ptep_get(p)))
+					hw_frame_clean(pte_pfn(ptep_get(p)), 1);
 			}
 		} else if (k < 84) {
 			/* munmap a random span (partial folios, partial blocks) */
@@ -140,7 +212,41 @@ void fuzz_sequence(u64 seed, int order, int nr_ops, bool lifecycle)
 		} else if (k < 90) {
 			/* the other CPU's TLB forgets (capacity eviction) */
 			hw_tlb_inval_all(&cpu->tlb, -1);
-		} else if (k < 100) {
+		} else if (k < 104) {
+			/* GUP-fast: a lockless read, checked again as gup_fast_pte_range does */
+			pte_t *p = ptep_of(&t, page);
+
+			if (p) {
+				pte_t l = ptep_get_lockless(p), g = ptep_get(p);
+
+				if (pte_present(l) != pte_present(g) ||
+				    (pte_present(l) && pte_pfn(l) != pte_pfn(g)))
+					hw_violation(VIOL_OTHER, "ptep_get_lockless of va %#lx: pte %#llx, ptep_get: %#llx",
+						     T_BASE + page * PAGE_SIZE, (unsigned long long)pte_val(l),
+						     (unsigned long long)pte_val(g));
+			}
+		} else if (k < 108) {
+			/* the file mapping: faults map whole folios, munmap zaps file folios */
+			u64 fp = rnd(F_PAGES);
+
+			if (rnd(3)) {
+				access_user(cpu, t.mm, F_BASE + fp * PAGE_SIZE, false);
+			} else {
+				u64 n = 1 + rnd(min((u64)40, F_PAGES - fp));
+
+				do_munmap(t.mm, F_BASE + fp * PAGE_SIZE, n * PAGE_SIZE);
+				(void)mmap_file(t.mm, F_BASE + fp * PAGE_SIZE, n * PAGE_SIZE, file, fp, VM_READ);
+			}
+		} else if (k < 110) {
+			/* a non-present entry (swap-like) set in an empty slot, then cleared */
+			pte_t *p = ptep_of(&t, page);
+			unsigned long a = T_BASE + page * PAGE_SIZE;
+
+			if (p && pte_none(ptep_get(p))) {
+				set_pte_at(t.mm, a, p, __pte((1 + rnd(0xffff)) << 12));
+				ptep_get_and_clear_full(t.mm, a, p, 0);
+			}
+		} else if (k < 112) {
 			/* a single-entry rewrite: unfold, then refold when complete */
 			pte_t *p = ptep_of(&t, page);
 
@@ -155,6 +261,7 @@ void fuzz_sequence(u64 seed, int order, int nr_ops, bool lifecycle)
 			u64 n = 1 + rnd(64);
 			unsigned long a = T_BASE + page * PAGE_SIZE, len;
 
+			k -= 12;
 			if (page + n > P_PAGES)
 				n = P_PAGES - page;
 			len = n * PAGE_SIZE;
@@ -162,7 +269,9 @@ void fuzz_sequence(u64 seed, int order, int nr_ops, bool lifecycle)
 				struct mm_struct *child = dup_mm(t.mm);
 				struct hw_cpu *c1 = &hw_machine.cpu[1];
 
+				/* the child runs on cpu1: its faults are handled there */
 				switch_mm(c1, child);
+				hw_machine.cur_cpu = c1->id;
 				for (int i = 0; i < 8; i++)
 					access_user(c1, child, T_BASE + rnd(P_PAGES) * PAGE_SIZE, true);
 				mm_check_invariants(child);
@@ -195,6 +304,7 @@ void fuzz_sequence(u64 seed, int order, int nr_ops, bool lifecycle)
 		(void)order;
 	}
 	flush_tlb_mm(t.mm);
+	hw_interleave.on = false;
 	mm_check_invariants(t.mm);
 
 	/*
@@ -218,6 +328,7 @@ void fuzz_sequence(u64 seed, int order, int nr_ops, bool lifecycle)
 				     (unsigned long long)i);
 	}
 	mmput(t.mm);
+	address_space_destroy(file);
 }
 
 
@@ -244,6 +355,12 @@ static int fuzz_run(const struct run_params *p, struct run_result *r, char *err,
 	r->measured = hw_events;
 	run_result_add(r, "sequences", (double)seqs);
 	run_result_add(r, "operations", (double)(seqs * FUZZ_OPS));
+	run_result_add(r, "interleaved_actions", (double)hw_interleave.acted);
+	/* coverage: calls of each PTE op, and those on a contiguous entry */
+	for (int o = 0; o < NR_PTE_OPS; o++) {
+		run_result_add(r, pte_op_result_keys[o][0], (double)(pte_op_calls[o][0] + pte_op_calls[o][1]));
+		run_result_add(r, pte_op_result_keys[o][1], (double)pte_op_calls[o][1]);
+	}
 	lab_machine_teardown();
 	return 0;
 }
@@ -252,7 +369,7 @@ const struct workload workload_fuzz = {
 	.name = "fuzz",
 	.help = "random page-table and lifecycle operations checked against a model (ptelab check)",
 	.measured = "the whole run",
-	.opts = RUN_OPT_FOLIO_SIZE | RUN_OPT_ITERATIONS | RUN_OPT_VARIANT,
+	.opts = RUN_OPT_FOLIO_SIZE | RUN_OPT_ITERATIONS | RUN_OPT_VARIANT | RUN_OPT_INTERLEAVE,
 	.default_size = FUZZ_SIZE,
 	.default_folio_size = SZ_64K,
 	.variants = "lifecycle|pte-only",

@@ -53,6 +53,7 @@ enum run_opt {
 	RUN_OPT_RECLAIM = 1 << 6,
 	RUN_OPT_VCPUS = 1 << 7,
 	RUN_OPT_HOST_MEMORY = 1 << 8,
+	RUN_OPT_INTERLEAVE = 1 << 9,
 };
 
 struct workload {

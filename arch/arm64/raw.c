@@ -3,6 +3,7 @@
 #include "arch/arm64/raw.h"
 #include "arch/arm64/tlbflush.h"
 #include "hw/events.h"
+#include "hw/interleave.h"
 
 static inline u64 *pv(pte_t *ptep)
 {
@@ -13,6 +14,7 @@ static inline u64 *pv(pte_t *ptep)
 static inline pteval_t pte_cmpxchg(pte_t *ptep, pteval_t old, pteval_t new)
 {
 	hw_count(EV_pte_atomic, 1);
+	hw_interleave_point(pv(ptep));
 	__atomic_compare_exchange_n(pv(ptep), &old, new, false, __ATOMIC_RELAXED,
 				    __ATOMIC_RELAXED);
 	return old;
@@ -21,12 +23,14 @@ static inline pteval_t pte_cmpxchg(pte_t *ptep, pteval_t old, pteval_t new)
 pte_t __ptep_get(pte_t *ptep)
 {
 	hw_count(EV_pte_read, 1);
+	hw_interleave_point(pv(ptep));
 	return __pte(__atomic_load_n(pv(ptep), __ATOMIC_RELAXED));
 }
 
 void __set_pte(pte_t *ptep, pte_t pte)
 {
 	hw_count(EV_pte_write, 1);
+	hw_interleave_point(pv(ptep));
 	__atomic_store_n(pv(ptep), pte_val(pte), __ATOMIC_RELAXED);
 }
 
@@ -56,6 +60,7 @@ pte_t __ptep_get_and_clear(struct mm_struct *mm, unsigned long addr, pte_t *ptep
 	(void)mm;
 	(void)addr;
 	hw_count(EV_pte_atomic, 1);
+	hw_interleave_point(pv(ptep));
 	return __pte(__atomic_exchange_n(pv(ptep), 0, __ATOMIC_RELAXED));
 }
 

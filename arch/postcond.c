@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "arch/arch.h"
+#include "arch/postcond.h"
+#include "hw/cpu.h"
+#include "hw/events.h"
+#include "hw/interleave.h"
+#include "hw/invariants.h"
+#include "hw/ptep_name.h"
+
+#define FMT (hw_machine.fmt)
+
+static u64 raw(const pte_t *ptep)
+{
+	return __atomic_load_n(&ptep->pte, __ATOMIC_RELAXED);
+}
+
+static unsigned int cont_n(void)
+{
+	return FMT->cont_ptes;
+}
+
+static pte_t *block_start(pte_t *ptep)
+{
+	return (pte_t *)ALIGN_DOWN((uintptr_t)ptep, cont_n() * sizeof(pte_t));
+}
+
+void postcond_start(struct postcond *pc, const char *op, struct mm_struct *mm,
+		    unsigned long addr, pte_t *ptep, unsigned int nr, bool young_map)
+{
+	unsigned int n = cont_n();
+
+	if (mm)
+		hw_interleave_ctx(mm->pgd, &ptep->pte, addr);
+	pc->acted = hw_interleave.acted;
+	pc->op = op;
+	pc->ptep = ptep;
+	pc->addr = addr;
+	pc->nr = nr;
+	pc->hw_updates = hw_events.v[EV_hw_update];
+	pc->edge_nr[0] = pc->edge_nr[1] = 0;
+	if (young_map) {
+		for (unsigned int w = 0; w < ARRAY_SIZE(pc->young_before); w++)
+			pc->young_before[w] = 0;
+		for (unsigned int i = 0; i < nr && i < 512; i++)
+			if (hw_cont_gather_young(&ptep[i].pte))
+				pc->young_before[i / 64] |= 1ULL << (i % 64);
+	}
+	if (!n)
+		return;
+	/* the entries sharing a block with the range's first and last, outside it */
+	pte_t *first = block_start(ptep), *end = ptep + nr;
+	pte_t *last_end = block_start(end - 1) + n;
+
+	pc->edge[0] = first;
+	pc->edge_nr[0] = (unsigned int)(ptep - first);
+	pc->edge[1] = end;
+	pc->edge_nr[1] = (unsigned int)(last_end - end);
+	for (int e = 0; e < 2; e++)
+		for (unsigned int i = 0; i < pc->edge_nr[e]; i++)
+			pc->edge_val[e][i] = raw(&pc->edge[e][i]);
+}
+
+static bool hw_acted(const struct postcond *pc)
+{
+	return hw_events.v[EV_hw_update] != pc->hw_updates;
+}
+
+static void fail(const struct postcond *pc, const pte_t *ptep, const char *what)
+{
+	hw_violation(VIOL_POSTCOND, "%s(va %#lx, nr %u): %s %s", pc->op, pc->addr, pc->nr,
+		     hw_ptep_name(&ptep->pte), what);
+}
+
+/*
+ * Whatever an op wrote: the blocks it touched are whole or not contiguous
+ * at all, and the entries beside the range still map their frames.
+ */
+static void blocks_whole(const struct postcond *pc)
+{
+	unsigned int n = cont_n();
+
+	if (!n)
+		return;
+	for (pte_t *b = block_start(pc->ptep); b < pc->ptep + pc->nr; b += n) {
+		bool any = false;
+
+		for (unsigned int i = 0; i < n; i++)
+			any |= FMT->desc_leaf(raw(&b[i]), 3) && FMT->desc_cont(raw(&b[i]));
+		if (any && !hw_cont_block_consistent(&b->pte))
+			hw_violation(VIOL_BAD_CONT_BLOCK, "%s(va %#lx, nr %u) left the block at %s "
+				     "partly contiguous or inconsistent", pc->op, pc->addr, pc->nr,
+				     hw_ptep_name(&b->pte));
+	}
+	for (int e = 0; e < 2; e++) {
+		for (unsigned int i = 0; i < pc->edge_nr[e]; i++) {
+			u64 was = pc->edge_val[e][i], now = raw(&pc->edge[e][i]);
+
+			if (FMT->desc_leaf(was, 3) &&
+			    (!FMT->desc_leaf(now, 3) || FMT->desc_pfn(now) != FMT->desc_pfn(was)))
+				fail(pc, &pc->edge[e][i], "is outside the range but lost its mapping");
+		}
+	}
+}
+
+void postcond_young_cleared(const struct postcond *pc, struct mm_struct *mm, bool young,
+			    bool flushed)
+{
+	blocks_whole(pc);
+	if (!hw_acted(pc)) {
+		for (unsigned int i = 0; i < pc->nr; i++) {
+			if (hw_cont_gather_young(&pc->ptep[i].pte)) {
+				fail(pc, &pc->ptep[i], "still reads young");
+				break;
+			}
+		}
+	}
+	/*
+	 * arm64 flushes what was young (x86 does not flush for young at
+	 * all): the next access must walk and set the flag again.
+	 */
+	if (!flushed || !young || !cont_n() || !mm || hw_interleave.acted != pc->acted)
+		return;
+	for (unsigned int i = 0; i < pc->nr && i < 512; i++) {
+		if (!(pc->young_before[i / 64] & (1ULL << (i % 64))))
+			continue;
+		u64 va = pc->addr + (u64)i * PAGE_SIZE;
+
+		for (int a = 0; a < hw_machine.nr_agents; a++) {
+			if (hw_tlb_peek(&hw_machine.cpu[a].tlb, mm->context.asid, va)) {
+				hw_violation(VIOL_STALE_TLB, "%s(va %#lx, nr %u) returned young but %s "
+					     "still caches va %#llx", pc->op, pc->addr, pc->nr,
+					     hw_agent_name(&hw_machine.cpu[a]), (unsigned long long)va);
+				return;
+			}
+		}
+	}
+}
+
+void postcond_young_dirty_cleared(const struct postcond *pc, cydp_t flags)
+{
+	blocks_whole(pc);
+	if (hw_acted(pc))
+		return;
+	for (unsigned int i = 0; i < pc->nr; i++) {
+		const u64 *p = &pc->ptep[i].pte;
+
+		if ((flags & CYDP_CLEAR_YOUNG) && hw_cont_gather_young(p)) {
+			fail(pc, &pc->ptep[i], "still reads young");
+			return;
+		}
+		if ((flags & CYDP_CLEAR_DIRTY) && hw_cont_gather_dirty(p)) {
+			fail(pc, &pc->ptep[i], "still reads dirty");
+			return;
+		}
+	}
+}
+
+void postcond_wrprotected(const struct postcond *pc)
+{
+	blocks_whole(pc);
+	for (unsigned int i = 0; i < pc->nr; i++) {
+		u64 d = raw(&pc->ptep[i]);
+
+		if (FMT->desc_leaf(d, 3) && arch->pte_write(__pte(d))) {
+			fail(pc, &pc->ptep[i], "is still writable");
+			return;
+		}
+	}
+}
+
+void postcond_set(const struct postcond *pc, pte_t pte)
+{
+	blocks_whole(pc);
+	if (!arch->pte_present(pte)) {
+		if (raw(pc->ptep) != pte_val(pte))
+			fail(pc, pc->ptep, "is not the non-present entry asked for");
+		return;
+	}
+	for (unsigned int i = 0; i < pc->nr; i++) {
+		const pte_t *p = &pc->ptep[i];
+		u64 d = raw(p);
+
+		if (!FMT->desc_leaf(d, 3) || FMT->desc_pfn(d) != arch->pte_pfn(pte) + i)
+			fail(pc, p, "does not map the frame asked for");
+		else if (arch->pte_write(__pte(d)) != arch->pte_write(pte))
+			fail(pc, p, arch->pte_write(pte) ? "is not writable as asked" :
+							   "is writable though not asked");
+		else if ((arch->pte_young(pte) && !hw_cont_gather_young(&p->pte)) ||
+			 (arch->pte_dirty(pte) && !hw_cont_gather_dirty(&p->pte)))
+			fail(pc, p, "does not read young/dirty as asked");
+		else
+			continue;
+		return;
+	}
+}
+
+void postcond_cleared(const struct postcond *pc)
+{
+	blocks_whole(pc);
+	for (unsigned int i = 0; i < pc->nr; i++) {
+		if (raw(&pc->ptep[i])) {
+			fail(pc, &pc->ptep[i], "was not cleared");
+			return;
+		}
+	}
+}
+
+void postcond_access_flags(const struct postcond *pc, pte_t entry, int dirty)
+{
+	u64 d = raw(pc->ptep);
+
+	blocks_whole(pc);
+	if (!cont_n())
+		return;
+	/* a walker that reads this descriptor alone must not fault again */
+	if (hw_machine.walker_no_ha && arch->pte_young(entry) && !FMT->desc_af(d))
+		fail(pc, pc->ptep, "lacks the access flag itself (a walker without HA faults again)");
+	else if (hw_machine.walker_no_hd && dirty && arch->pte_write(entry) &&
+		 !FMT->desc_writable(d))
+		fail(pc, pc->ptep, "is still read-only itself (a walker without HD faults again)");
+}

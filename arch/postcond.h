@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What each public PTE operation must leave behind, checked after every
+ * call (arch/pgtable.h), beside the oracle's "nothing was lost":
+ *   young ops           the range reads old; clear_flush_young also left
+ *                       no TLB entry for a page that was young (arm64);
+ *   clear_young_dirty   the requested bits read clear;
+ *   wrprotect_ptes      no entry of the range is writable;
+ *   set_ptes            exactly the requested entries exist;
+ *   *clear*_ptes        the range is empty;
+ *   set_access_flags    a walker that checks one descriptor (no HA, or
+ *                       no HD, somewhere on the machine) can now access;
+ * and for every op that writes: contiguous blocks at the edges of the
+ * range are whole and consistent (its neighbours kept their frames).
+ * The hardware may set young/dirty during an operation (interleaving):
+ * then the "reads old/clean" parts do not apply.
+ */
+#ifndef PTELAB_ARCH_POSTCOND_H
+#define PTELAB_ARCH_POSTCOND_H
+
+#include "include/mm_types.h"
+
+/* What a check needs from before the call. */
+struct postcond {
+	const char *op;
+	pte_t *ptep;
+	unsigned long addr;
+	unsigned int nr;
+	u64 hw_updates;       /* hardware A/D updates so far */
+	u64 acted;            /* agents' actions inside operations so far */
+	u64 young_before[8];  /* clear_flush_young: pages young before (nr <= 512) */
+	/* the entries of the edge blocks outside the range */
+	pte_t *edge[2];
+	u64 edge_val[2][16];
+	unsigned int edge_nr[2];
+};
+
+/* Also tells hw/interleave.h which block the operation works on. */
+void postcond_start(struct postcond *pc, const char *op, struct mm_struct *mm,
+		    unsigned long addr, pte_t *ptep, unsigned int nr, bool young_map);
+
+void postcond_young_cleared(const struct postcond *pc, struct mm_struct *mm, bool young,
+			    bool flushed);
+void postcond_young_dirty_cleared(const struct postcond *pc, cydp_t flags);
+void postcond_wrprotected(const struct postcond *pc);
+void postcond_set(const struct postcond *pc, pte_t pte);
+void postcond_cleared(const struct postcond *pc);
+void postcond_access_flags(const struct postcond *pc, pte_t entry, int dirty);
+
+#endif

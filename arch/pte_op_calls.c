@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <string.h>
+
+#include "arch/pte_op_calls.h"
+
+const char *const pte_op_names[NR_PTE_OPS] = {
+#define X(n) #n,
+	PTE_OPS(X)
+#undef X
+};
+
+/* literals: results travel from the run's child process by value */
+const char *const pte_op_result_keys[NR_PTE_OPS][2] = {
+#define X(n) { "calls." #n, "calls_cont." #n },
+	PTE_OPS(X)
+#undef X
+};
+
+u64 pte_op_calls[NR_PTE_OPS][2];
+
+void pte_op_calls_reset(void)
+{
+	memset(pte_op_calls, 0, sizeof(pte_op_calls));
+}
