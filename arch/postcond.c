@@ -39,10 +39,12 @@ void postcond_start(struct postcond *pc, const char *op, struct mm_struct *mm,
 	pc->hw_updates = hw_events.v[EV_hw_update];
 	pc->edge_nr[0] = pc->edge_nr[1] = 0;
 	if (young_map) {
+		struct hw_gather_cache gc = { 0 };
+
 		for (unsigned int w = 0; w < ARRAY_SIZE(pc->young_before); w++)
 			pc->young_before[w] = 0;
 		for (unsigned int i = 0; i < nr && i < 512; i++)
-			if (hw_cont_gather_young(&ptep[i].pte))
+			if (hw_cont_gathered(&gc, &ptep[i].pte, false))
 				pc->young_before[i / 64] |= 1ULL << (i % 64);
 	}
 	if (!n)
@@ -84,8 +86,8 @@ static void blocks_whole(const struct postcond *pc)
 	for (pte_t *b = block_start(pc->ptep); b < pc->ptep + pc->nr; b += n) {
 		bool any = false;
 
-		for (unsigned int i = 0; i < n; i++)
-			any |= FMT->desc_leaf(raw(&b[i]), 3) && FMT->desc_cont(raw(&b[i]));
+		for (unsigned int i = 0; i < n && !any; i++)
+			any = hw_fmt_cont(FMT, raw(&b[i])) && hw_fmt_leaf3(FMT, raw(&b[i]));
 		if (any && !hw_cont_block_consistent(&b->pte))
 			hw_violation(VIOL_BAD_CONT_BLOCK, "%s(va %#lx, nr %u) left the block at %s "
 				     "partly contiguous or inconsistent", pc->op, pc->addr, pc->nr,
@@ -107,8 +109,10 @@ void postcond_young_cleared(const struct postcond *pc, struct mm_struct *mm, boo
 {
 	blocks_whole(pc);
 	if (!hw_acted(pc)) {
+		struct hw_gather_cache gc = { 0 };
+
 		for (unsigned int i = 0; i < pc->nr; i++) {
-			if (hw_cont_gather_young(&pc->ptep[i].pte)) {
+			if (hw_cont_gathered(&gc, &pc->ptep[i].pte, false)) {
 				fail(pc, &pc->ptep[i], "still reads young");
 				break;
 			}
@@ -138,17 +142,19 @@ void postcond_young_cleared(const struct postcond *pc, struct mm_struct *mm, boo
 
 void postcond_young_dirty_cleared(const struct postcond *pc, cydp_t flags)
 {
+	struct hw_gather_cache gc = { 0 };
+
 	blocks_whole(pc);
 	if (hw_acted(pc))
 		return;
 	for (unsigned int i = 0; i < pc->nr; i++) {
 		const u64 *p = &pc->ptep[i].pte;
 
-		if ((flags & CYDP_CLEAR_YOUNG) && hw_cont_gather_young(p)) {
+		if ((flags & CYDP_CLEAR_YOUNG) && hw_cont_gathered(&gc, p, false)) {
 			fail(pc, &pc->ptep[i], "still reads young");
 			return;
 		}
-		if ((flags & CYDP_CLEAR_DIRTY) && hw_cont_gather_dirty(p)) {
+		if ((flags & CYDP_CLEAR_DIRTY) && hw_cont_gathered(&gc, p, true)) {
 			fail(pc, &pc->ptep[i], "still reads dirty");
 			return;
 		}
@@ -170,6 +176,11 @@ void postcond_wrprotected(const struct postcond *pc)
 
 void postcond_set(const struct postcond *pc, pte_t pte)
 {
+	struct hw_gather_cache gc = { 0 };
+	bool young = arch->pte_young(pte), dirty = arch->pte_dirty(pte);
+	bool write = arch->pte_write(pte);
+	u64 pfn = arch->pte_pfn(pte);
+
 	blocks_whole(pc);
 	if (!arch->pte_present(pte)) {
 		if (raw(pc->ptep) != pte_val(pte))
@@ -180,13 +191,13 @@ void postcond_set(const struct postcond *pc, pte_t pte)
 		const pte_t *p = &pc->ptep[i];
 		u64 d = raw(p);
 
-		if (!FMT->desc_leaf(d, 3) || FMT->desc_pfn(d) != arch->pte_pfn(pte) + i)
+		if (!hw_fmt_leaf3(FMT, d) || hw_fmt_pfn(FMT, d) != pfn + i)
 			fail(pc, p, "does not map the frame asked for");
-		else if (arch->pte_write(__pte(d)) != arch->pte_write(pte))
-			fail(pc, p, arch->pte_write(pte) ? "is not writable as asked" :
-							   "is writable though not asked");
-		else if ((arch->pte_young(pte) && !hw_cont_gather_young(&p->pte)) ||
-			 (arch->pte_dirty(pte) && !hw_cont_gather_dirty(&p->pte)))
+		else if (arch->pte_write(__pte(d)) != write)
+			fail(pc, p, write ? "is not writable as asked" :
+					    "is writable though not asked");
+		else if ((young && !hw_cont_gathered(&gc, &p->pte, false)) ||
+			 (dirty && !hw_cont_gathered(&gc, &p->pte, true)))
 			fail(pc, p, "does not read young/dirty as asked");
 		else
 			continue;

@@ -8,11 +8,25 @@
  * backends (a kernel tree with a patch: --impl tree:PATH). Exit 1 if any
  * invariant or postcondition was violated, or if the sequences never
  * called one of the PTE operations a backend exports.
+ *
+ * The work is units of a few sequences of one configuration, numbered
+ * round-robin over the configurations (so a time budget covers them all
+ * evenly) and run by --jobs worker processes, each unit in its own child
+ * (kernel code may crash or hang). --shard K/N runs the units numbered
+ * K-1 modulo N: N shards on N machines do what one run would
+ * (tools/campaign.py). Every failing configuration gets a reproducer of
+ * its first failing sequence and that sequence shrunk to a few
+ * operations (fuzz --minimise).
  */
 #include <ctype.h>
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "arch/pte_op_calls.h"
 #include "cli/cli.h"
@@ -42,18 +56,249 @@ static int impl_of(const char *const *names, int nr, const char *impl)
 	return 0;
 }
 
+/* Sequences per unit of work. */
+#define UNIT_SEQS 8
+/* Failing configurations whose first failing sequence is minimised. */
+#define MINIMISE_ROWS 8
+
+/* What a worker sends back for one unit. */
+struct unit_result {
+	u64 unit;
+	int rc;                 /* run_spec_execute's: 0, -1 error, -2 internal error */
+	bool ok;
+	u64 sequences, ops, viol_total;
+	double seconds;         /* wall time of the unit (one core) */
+	double failing;         /* the first failing sequence, -1: none (or a finding) */
+	u64 first_sequence;
+	bool finding;
+	char kind[24];
+	char msg[768];
+	u64 calls[NR_PTE_OPS][2];
+	u64 counts[NR_VIOL_KINDS];
+	char err[512];
+};
+
+/* What the campaign knows of one configuration. */
+struct row {
+	u64 sequences, ops, viol_total;
+	bool failed;
+	double failing;          /* smallest first failing sequence seen */
+	u64 fail_first, fail_count; /* the failing unit (for findings without a sequence) */
+	bool finding;
+	char kind[24];
+	char msg[768];
+	u64 counts[NR_VIOL_KINDS];
+	char trace[6144];
+};
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static double extra(const struct run_out *o, const char *name)
+{
+	for (int k = 0; k < o->r.nr_extra; k++)
+		if (!strcmp(o->r.extra_name[k], name))
+			return o->r.extra_val[k];
+	return 0;
+}
+
+static bool full_io(int fd, void *buf, size_t n, bool wr)
+{
+	char *p = buf;
+
+	while (n) {
+		ssize_t k = wr ? write(fd, p, n) : read(fd, p, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return false;
+		p += k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+/* Unit u: configuration u % nr, sequences from (u / nr) * UNIT_SEQS. */
+static void unit_spec(const struct run_spec *specs, int nr, u64 seqs, u64 u, struct run_spec *s)
+{
+	u64 j = u / (u64)nr;
+
+	*s = specs[u % (u64)nr];
+	s->p.first_sequence = j * UNIT_SEQS;
+	s->p.iterations = min((u64)UNIT_SEQS, seqs - j * UNIT_SEQS);
+	s->set |= RUN_OPT_FIRST_SEQUENCE;
+}
+
+static void run_unit(const struct run_spec *specs, int nr, u64 seqs, u64 u, struct unit_result *ur)
+{
+	struct run_spec s;
+	struct run_out *o = calloc(1, sizeof(*o));
+	double t0 = now_s();
+
+	memset(ur, 0, sizeof(*ur));
+	ur->unit = u;
+	unit_spec(specs, nr, seqs, u, &s);
+	ur->first_sequence = s.p.first_sequence;
+	if (!o) {
+		ur->rc = -1;
+		snprintf(ur->err, sizeof(ur->err), "out of host memory");
+		return;
+	}
+	ur->rc = run_spec_execute(&s, o, ur->err, sizeof(ur->err));
+	ur->seconds = now_s() - t0;
+	if (!ur->rc) {
+		ur->ok = o->ok;
+		ur->sequences = s.p.iterations;
+		ur->ops = (u64)extra(o, "operations");
+		ur->viol_total = o->viol.total;
+		memcpy(ur->counts, o->viol.count, sizeof(ur->counts));
+		ur->failing = o->finding.present ? -1 : extra(o, "first_failing_sequence");
+		ur->finding = o->finding.present;
+		if (o->finding.present) {
+			snprintf(ur->kind, sizeof(ur->kind), "%s", o->finding.kind);
+			snprintf(ur->msg, sizeof(ur->msg), "%s", o->finding.summary);
+		} else if (o->viol.kept) {
+			for (int k = 0; k < NR_VIOL_KINDS; k++)
+				if (o->viol.count[k] && !ur->kind[0])
+					snprintf(ur->kind, sizeof(ur->kind), "%s", hw_violation_names[k]);
+			snprintf(ur->msg, sizeof(ur->msg), "%s", o->viol.msg[0]);
+		}
+		for (int k = 0; k < o->r.nr_extra; k++)
+			for (int op = 0; op < NR_PTE_OPS; op++)
+				for (int c = 0; c < 2; c++)
+					if (!strcmp(o->r.extra_name[k], pte_op_result_keys[op][c]))
+						ur->calls[op][c] += (u64)o->r.extra_val[k];
+	}
+	free(o);
+}
+
+struct worker {
+	pid_t pid;
+	int cmd, res;   /* parent's ends */
+	bool busy;
+};
+
+static int worker_start(struct worker *w, const struct run_spec *specs, int nr, u64 seqs)
+{
+	int cmd[2], res[2];
+
+	if (pipe(cmd) || pipe(res))
+		return -1;
+	fflush(NULL);
+	w->pid = fork();
+	if (w->pid < 0)
+		return -1;
+	if (w->pid == 0) {
+		u64 u;
+		struct unit_result ur;
+
+		close(cmd[1]);
+		close(res[0]);
+		while (full_io(cmd[0], &u, sizeof(u), false) && u != ~0ULL) {
+			run_unit(specs, nr, seqs, u, &ur);
+			if (!full_io(res[1], &ur, sizeof(ur), true))
+				break;
+		}
+		_exit(0);
+	}
+	close(cmd[0]);
+	close(res[1]);
+	w->cmd = cmd[1];
+	w->res = res[0];
+	w->busy = false;
+	return 0;
+}
+
+/* The next unit of this shard, or ~0 when the campaign is over. */
+static u64 next_unit(u64 *next, u64 total, u64 shard_k, u64 shard_n)
+{
+	while (*next < total && *next % shard_n != shard_k)
+		(*next)++;
+	return *next < total ? (*next)++ : ~0ULL;
+}
+
+static void row_add(struct row *r, const struct unit_result *ur)
+{
+	r->sequences += ur->sequences;
+	r->ops += ur->ops;
+	r->viol_total += ur->viol_total;
+	for (int k = 0; k < NR_VIOL_KINDS; k++)
+		r->counts[k] += ur->counts[k];
+	if (ur->ok)
+		return;
+	/* keep the earliest failure: the same one whatever the jobs and shards */
+	if (r->failed && (ur->finding ? (double)ur->first_sequence : ur->failing) >=
+			 (r->finding ? (double)r->fail_first : r->failing))
+		return;
+	r->failed = true;
+	r->finding = ur->finding;
+	r->failing = ur->failing;
+	r->fail_first = ur->first_sequence;
+	r->fail_count = ur->sequences;
+	snprintf(r->kind, sizeof(r->kind), "%s", ur->kind);
+	snprintf(r->msg, sizeof(r->msg), "%s", ur->msg);
+}
+
+/* The spec that reruns a row's first failure: one sequence when it is known. */
+static void row_repro_spec(const struct run_spec *spec, const struct row *r, struct run_spec *s)
+{
+	*s = *spec;
+	s->set |= RUN_OPT_FIRST_SEQUENCE;
+	if (!r->finding && r->failing >= 0) {
+		s->p.first_sequence = (u64)r->failing;
+		s->p.iterations = 1;
+	} else {
+		s->p.first_sequence = r->fail_first;
+		s->p.iterations = r->fail_count;
+	}
+}
+
+static void json_trace(FILE *f, const char *text)
+{
+	fprintf(f, "[");
+	for (int i = 0; *text; i++) {
+		size_t n = strcspn(text, "\n");
+		char line[256];
+
+		snprintf(line, sizeof(line), "%.*s", (int)min(n, sizeof(line) - 1), text);
+		fprintf(f, "%s", i ? ", " : "");
+		json_string(f, line);
+		text += n + (text[n] == '\n');
+	}
+	fprintf(f, "]");
+}
+
+static int parse_shard(const char *v, u64 *k, u64 *n)
+{
+	char *end;
+
+	errno = 0;
+	*k = strtoull(v, &end, 10);
+	if (end == v || *end != '/' || !isdigit((unsigned char)end[1]))
+		return -1;
+	*n = strtoull(end + 1, &end, 10);
+	return *end || errno || *n < 1 || *k < 1 || *k > *n ? -1 : 0;
+}
+
 int cmd_check(int argc, char **argv)
 {
 	static const char *const policies[] = { "accessed", "first", "random", "adversarial" };
 	static const u64 folios[] = { 16UL << 10, SZ_64K, 256UL << 10, SZ_2M };
 	static struct run_spec specs[MAX_IMPLS * CHECK_CONFIGS];
 	static unsigned int machine_of[MAX_IMPLS * CHECK_CONFIGS];
+	static struct row rows[MAX_IMPLS * CHECK_CONFIGS];
 	static u64 calls[MAX_IMPLS][NR_PTE_OPS][2];
 	const char *impls = "ref", *arch_name = "arm64";
-	u64 seqs = 8, seed = 1, timeout = DEFAULT_TIMEOUT_S;
-	bool timeout_set = false;
-	bool json = false;
-	int bad = 0, nr_specs = 0;
+	u64 seqs = 8, seed = 1, timeout = DEFAULT_TIMEOUT_S, budget_s = 0, shard_k = 0, shard_n = 1;
+	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
+	bool timeout_set = false, seqs_set = false, json = false;
+	int bad = 0, nr_specs = 0, rc = 0;
 	char err[512];
 
 	for (int i = 0; i < argc; i++) {
@@ -68,7 +313,7 @@ int cmd_check(int argc, char **argv)
 			continue; /* handled in main */
 		if (!v || strncmp(a, "--", 2)) {
 			fprintf(stderr, "ptelab: error: check takes --impl, --arch, --sequences, --seed, "
-					"--timeout, --sanitize, --json\n");
+					"--time, --jobs, --shard K/N, --timeout, --sanitize, --json\n");
 			return 2;
 		}
 		i++;
@@ -76,24 +321,40 @@ int cmd_check(int argc, char **argv)
 			impls = v;
 		} else if (!strcmp(a, "--arch")) {
 			arch_name = v;
-		} else if (!strcmp(a, "--sequences") || !strcmp(a, "--seed") || !strcmp(a, "--timeout")) {
+		} else if (!strcmp(a, "--shard")) {
+			if (parse_shard(v, &shard_k, &shard_n)) {
+				fprintf(stderr, "ptelab: error: --shard takes K/N with 1 <= K <= N (this "
+					"run does the K-th of N disjoint parts of the campaign)\n");
+				return 2;
+			}
+			shard_k--;
+		} else if (!strcmp(a, "--sequences") || !strcmp(a, "--seed") || !strcmp(a, "--timeout") ||
+			   !strcmp(a, "--time") || !strcmp(a, "--jobs")) {
 			u64 n;
 
 			errno = 0;
 			n = strtoull(v, &end, 10);
 			if (*end || !*v || !isdigit((unsigned char)*v) || errno == ERANGE ||
 			    (!strcmp(a, "--sequences") && n < 1) ||
+			    (!strcmp(a, "--jobs") && (n < 1 || n > 1024)) ||
+			    (!strcmp(a, "--time") && (n < 1 || n > 366 * 24 * 3600)) ||
 			    (!strcmp(a, "--timeout") && n > 7 * 24 * 3600)) {
 				fprintf(stderr, "ptelab: error: %s takes %s\n", a,
-					!strcmp(a, "--sequences") ? "a positive number" :
+					!strcmp(a, "--sequences") ? "a positive number (per configuration)" :
 					!strcmp(a, "--seed") ? "a non-negative number" :
+					!strcmp(a, "--jobs") ? "a number of worker processes from 1 to 1024" :
+					!strcmp(a, "--time") ? "seconds from 1 to a year (no new work after that)" :
 					"seconds, 0 for none (at most a week)");
 				return 2;
 			}
 			if (!strcmp(a, "--sequences"))
-				seqs = n;
+				seqs = n, seqs_set = true;
 			else if (!strcmp(a, "--seed"))
 				seed = n;
+			else if (!strcmp(a, "--time"))
+				budget_s = n;
+			else if (!strcmp(a, "--jobs"))
+				jobs = (long)n;
 			else
 				timeout = n, timeout_set = true;
 		} else {
@@ -101,6 +362,11 @@ int cmd_check(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (jobs < 1)
+		jobs = 1;
+	/* a time budget alone: as many sequences as fit */
+	if (budget_s && !seqs_set)
+		seqs = ~0ULL / 2;
 
 	char list[4096];
 	const char *names[MAX_IMPLS];
@@ -122,7 +388,7 @@ int cmd_check(int argc, char **argv)
 					run_spec_defaults(s, workload_by_name("fuzz"));
 					s->p.impl = names[i];
 					s->p.arch = arch_name;
-					s->p.iterations = seqs;
+					s->p.iterations = UNIT_SEQS;
 					s->p.seed = seed;
 					s->p.folio_size = folios[f];
 					s->p.policy = (enum hw_cont_policy)p;
@@ -154,52 +420,190 @@ int cmd_check(int argc, char **argv)
 				break;
 		}
 	}
+
+	/* the campaign: units to workers as they come free */
+	u64 per_config = (seqs + UNIT_SEQS - 1) / UNIT_SEQS;
+	u64 total = per_config > ~0ULL / (u64)nr_specs ? ~0ULL - 1 : per_config * (u64)nr_specs;
+	u64 next = 0, done = 0, ops = 0, nseqs = 0, findings = 0;
+	double start = now_s(), cpu_s = 0, last_progress = start;
+	struct worker *ws = calloc((size_t)jobs, sizeof(*ws));
+	struct pollfd *pfd = calloc((size_t)jobs, sizeof(*pfd));
+	bool stopping = false, tty = isatty(2);
+	int busy = 0;
+
+	if (!ws || !pfd) {
+		fprintf(stderr, "ptelab: error: out of host memory\n");
+		return 2;
+	}
+	for (long j = 0; j < jobs; j++) {
+		if (worker_start(&ws[j], specs, nr_specs, seqs)) {
+			fprintf(stderr, "ptelab: error: cannot start worker processes: %s\n", strerror(errno));
+			return 2;
+		}
+	}
+	for (;;) {
+		/* hand out work */
+		for (long j = 0; j < jobs; j++) {
+			if (ws[j].busy || ws[j].cmd < 0)
+				continue;
+			u64 u = stopping || (budget_s && now_s() - start >= (double)budget_s) ? ~0ULL :
+				next_unit(&next, total, shard_k, shard_n);
+
+			if (!full_io(ws[j].cmd, &u, sizeof(u), true) || u == ~0ULL) {
+				close(ws[j].cmd);
+				ws[j].cmd = -1;
+				continue;
+			}
+			ws[j].busy = true;
+			busy++;
+		}
+		if (!busy)
+			break;
+		for (long j = 0; j < jobs; j++) {
+			pfd[j].fd = ws[j].busy ? ws[j].res : -1;
+			pfd[j].events = POLLIN;
+			pfd[j].revents = 0;
+		}
+		if (poll(pfd, (nfds_t)jobs, -1) < 0 && errno != EINTR)
+			break;
+		for (long j = 0; j < jobs; j++) {
+			struct unit_result ur;
+
+			if (!ws[j].busy || !(pfd[j].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			ws[j].busy = false;
+			busy--;
+			if (!full_io(ws[j].res, &ur, sizeof(ur), false)) {
+				fprintf(stderr, "ptelab: internal error, a bug in ptelab: a check worker died\n");
+				rc = 3;
+				stopping = true;
+				continue;
+			}
+			if (ur.rc) {
+				if (!rc)
+					fprintf(stderr, "ptelab: %s%s\n", ur.rc == -2 ? "" : "error: ", ur.err);
+				rc = rc ? rc : ur.rc == -2 ? 3 : 2;
+				stopping = true;
+				continue;
+			}
+			int c = (int)(ur.unit % (u64)nr_specs);
+
+			findings += !ur.ok && !rows[c].failed;
+			row_add(&rows[c], &ur);
+			for (int op = 0; op < NR_PTE_OPS; op++)
+				for (int k = 0; k < 2; k++)
+					calls[impl_of(names, nr, specs[c].p.impl)][op][k] += ur.calls[op][k];
+			done++;
+			ops += ur.ops;
+			nseqs += ur.sequences;
+			cpu_s += ur.seconds;
+		}
+		if (now_s() - last_progress > (tty ? 0.2 : 10)) {
+			last_progress = now_s();
+			fprintf(stderr, "%scheck: %llu units, %llu sequences, %llu operations, %llu failing "
+				"configurations, %.0f s%s", tty ? "\r" : "", (unsigned long long)done,
+				(unsigned long long)nseqs, (unsigned long long)ops,
+				(unsigned long long)findings, now_s() - start, tty ? "" : "\n");
+		}
+	}
+	if (tty)
+		fprintf(stderr, "\n");
+	for (long j = 0; j < jobs; j++) {
+		if (ws[j].cmd >= 0)
+			close(ws[j].cmd);
+		close(ws[j].res);
+		waitpid(ws[j].pid, NULL, 0);
+	}
+	free(ws);
+	free(pfd);
+	if (rc)
+		return rc;
+	double wall = now_s() - start;
+
+	/* each failing configuration: its first failing sequence, shrunk */
+	for (int i = 0, minimised = 0; i < nr_specs && minimised < MINIMISE_ROWS; i++) {
+		struct run_spec s;
+		struct run_out *o;
+
+		if (!rows[i].failed || rows[i].finding || rows[i].failing < 0)
+			continue;
+		o = calloc(1, sizeof(*o));
+		row_repro_spec(&specs[i], &rows[i], &s);
+		s.p.minimise = true;
+		s.set |= RUN_OPT_MINIMISE;
+		if (o && !run_spec_execute(&s, o, err, sizeof(err)))
+			snprintf(rows[i].trace, sizeof(rows[i].trace), "%s", o->r.text);
+		free(o);
+		minimised++;
+	}
+
 	if (!json)
 		printf("%-24s %-12s %-12s %8s %10s %s\n", "impl", "machine", "hw policy", "folio",
 		       "violations", "first one");
 	for (int i = 0; i < nr_specs; i++) {
-		struct run_spec *s = &specs[i];
-		struct run_out o;
-		int r = run_spec_execute(s, &o, err, sizeof(err));
+		struct run_spec *s = &specs[i], rs;
+		struct row *r = &rows[i];
+		char repro[REPRODUCER_MAX];
 
-		if (r) {
-			fprintf(stderr, "ptelab: %s%s\n", r == -2 ? "" : "error: ", err);
-			return r == -2 ? 3 : 2;
-		}
-		bad |= !o.ok;
-		if (o.finding.present)
-			fprintf(stderr, "ptelab: FINDING: %s\n", o.finding.summary);
-		for (int k = 0; k < o.r.nr_extra; k++)
-			for (int op = 0; op < NR_PTE_OPS; op++)
-				for (int c = 0; c < 2; c++)
-					if (o.r.extra_name[k] == pte_op_result_keys[op][c] ||
-					    !strcmp(o.r.extra_name[k], pte_op_result_keys[op][c]))
-						calls[impl_of(names, nr, s->p.impl)][op][c] +=
-							(u64)o.r.extra_val[k];
+		bad |= r->failed;
+		row_repro_spec(s, r, &rs);
+		run_spec_reproducer(&rs, repro, sizeof(repro));
 		if (json) {
-			print_run_json(stdout, s, &o);
-			fflush(stdout);
+			printf("{\"row\": {\"impl\": ");
+			json_string(stdout, s->p.impl);
+			printf(", \"machine\": \"%s\", \"policy\": \"%s\", \"folio_size\": %llu, "
+			       "\"sequences\": %llu, \"ops\": %llu, \"violations\": %llu, \"first\": ",
+			       machines[machine_of[i]].name, policies[s->p.policy],
+			       (unsigned long long)s->p.folio_size, (unsigned long long)r->sequences,
+			       (unsigned long long)r->ops, (unsigned long long)r->viol_total);
+			json_string(stdout, r->msg);
+			printf(", \"kind\": ");
+			json_string(stdout, r->kind);
+			printf(", \"counts\": {");
+			for (int k = 0, n = 0; k < NR_VIOL_KINDS; k++)
+				if (r->counts[k])
+					printf("%s\"%s\": %llu", n++ ? ", " : "", hw_violation_names[k],
+					       (unsigned long long)r->counts[k]);
+			printf("}, \"finding\": %s, \"reproducer\": ", r->finding ? "true" : "false");
+			if (r->failed)
+				json_string(stdout, repro);
+			else
+				printf("null");
+			printf(", \"trace\": ");
+			if (r->trace[0])
+				json_trace(stdout, r->trace);
+			else
+				printf("null");
+			printf("}}\n");
 			continue;
 		}
 		char count[24];
 
-		if (o.finding.present)
-			snprintf(count, sizeof(count), "%s", o.finding.kind);
+		if (r->finding)
+			snprintf(count, sizeof(count), "%s", r->kind);
 		else
-			snprintf(count, sizeof(count), "%llu", (unsigned long long)o.viol.total);
+			snprintf(count, sizeof(count), "%llu", (unsigned long long)r->viol_total);
 		printf("%-24.24s %-12s %-12s %7lluK %10s %s\n", s->p.impl, machines[machine_of[i]].name,
-		       policies[s->p.policy],
-		       (unsigned long long)(s->p.folio_size >> 10), count,
-		       o.finding.present ? o.finding.summary : o.viol.kept ? o.viol.msg[0] : "");
-		if (!o.ok) {
-			char repro[REPRODUCER_MAX];
-
-			run_spec_reproducer(s, repro, sizeof(repro));
+		       policies[s->p.policy], (unsigned long long)(s->p.folio_size >> 10), count, r->msg);
+		if (r->failed) {
 			printf("%-24s reproduce: %s\n", "", repro);
+			if (r->trace[0]) {
+				const char *t = r->trace;
+
+				while (*t) {
+					size_t n = strcspn(t, "\n");
+
+					printf("%-24s %.*s\n", "", (int)n, t);
+					t += n + (t[n] == '\n');
+				}
+			}
 		}
-		fflush(stdout);
+		if (r->finding)
+			fprintf(stderr, "ptelab: FINDING: %s\n", r->msg);
 	}
 	/* coverage: every exported op reached, on contiguous entries too where they exist */
+	bool all_called = true;
+
 	for (int i = 0; i < nr; i++) {
 		bool missed = false;
 
@@ -217,7 +621,7 @@ int cmd_check(int argc, char **argv)
 				missed = true;
 			}
 		}
-		bad |= missed;
+		all_called &= !missed;
 		if (json) {
 			printf("{\"coverage\": {\"impl\": ");
 			json_string(stdout, names[i]);
@@ -229,8 +633,48 @@ int cmd_check(int argc, char **argv)
 			printf("}, \"all_called\": %s}}\n", missed ? "false" : "true");
 		}
 	}
-	if (!json)
+	bad |= !all_called;
+	double per_core = cpu_s > 0 ? (double)ops / cpu_s : 0;
+
+	if (json) {
+		printf("{\"summary\": {\"ops\": %llu, \"sequences\": %llu, \"units\": %llu, "
+		       "\"seconds\": %.3f, \"cpu_seconds\": %.3f, \"jobs\": %ld, "
+		       "\"ops_per_s_per_core\": %.0f, \"shard\": \"%llu/%llu\", \"findings\": [",
+		       (unsigned long long)ops, (unsigned long long)nseqs, (unsigned long long)done,
+		       wall, cpu_s, jobs, per_core, (unsigned long long)shard_k + 1,
+		       (unsigned long long)shard_n);
+		for (int i = 0, n = 0; i < nr_specs; i++) {
+			struct run_spec rs;
+			char repro[REPRODUCER_MAX];
+
+			if (!rows[i].failed)
+				continue;
+			row_repro_spec(&specs[i], &rows[i], &rs);
+			run_spec_reproducer(&rs, repro, sizeof(repro));
+			printf("%s{\"impl\": ", n++ ? ", " : "");
+			json_string(stdout, specs[i].p.impl);
+			printf(", \"machine\": \"%s\", \"policy\": \"%s\", \"folio_size\": %llu, \"kind\": ",
+			       machines[machine_of[i]].name, policies[specs[i].p.policy],
+			       (unsigned long long)specs[i].p.folio_size);
+			json_string(stdout, rows[i].kind);
+			printf(", \"message\": ");
+			json_string(stdout, rows[i].msg);
+			printf(", \"reproducer\": ");
+			json_string(stdout, repro);
+			printf(", \"trace\": ");
+			if (rows[i].trace[0])
+				json_trace(stdout, rows[i].trace);
+			else
+				printf("null");
+			printf("}");
+		}
+		printf("], \"all_called\": %s, \"ok\": %s}}\n", all_called ? "true" : "false",
+		       bad ? "false" : "true");
+	} else {
+		printf("\n%llu sequences, %llu operations in %.1f s on %ld jobs: %.0f operations/s per core\n",
+		       (unsigned long long)nseqs, (unsigned long long)ops, wall, jobs, per_core);
 		printf("%s\n", bad ? "invariants VIOLATED (or an operation never called)" :
-				      "all invariants held");
+				     "all invariants held");
+	}
 	return bad ? 1 : 0;
 }

@@ -22,11 +22,13 @@ static void usage(FILE *f)
 		"                  [--cpus N] [--seed N] [--hw-policy accessed|first|random|adversarial]\n"
 		"                  [--tlb-entries N] [--tlbi-range] [--no-hafdbs] [--walkers AGENT=CAPS,...]\n"
 		"                  [--tlb rewalk|sticky] [--bbml2] [--interleave N] [--iterations N]\n"
+		"                  [--first-sequence N] [--minimise]\n"
 		"                  [--variant NAME] [--lru mglru|classic] [--reclaim SIZE]\n"
 		"                  [--vcpus N] [--host-memory SIZE]\n"
 		"                  [--timeout SECONDS] [--sanitize] [--json]\n"
 		"       ptelab reproduce [EXPERIMENT...] [--out DIR] [--size SIZE]\n"
 		"       ptelab check [--impl IMPL[,IMPL]] [--arch arm64|x86] [--sequences N] [--seed N]\n"
+		"                    [--time SECONDS] [--jobs N] [--shard K/N] [--diff A,B]\n"
 		"                    [--timeout SECONDS] [--sanitize] [--json]\n"
 		"       ptelab kernels fetch [--allow-unverified] VERSION...   (Debian linux-source-VERSION: 6.12, 7.2, 7.3)\n"
 		"--impl: ref (built in), linux-X.Y (fetched kernel source), tree:PATH (a kernel tree)\n");
@@ -175,6 +177,11 @@ static int cmd_run(int argc, char **argv)
 			spec.set |= RUN_OPT_PMD_MAPPED;
 			continue;
 		}
+		if (!strcmp(a, "--minimise")) {
+			spec.p.minimise = true;
+			spec.set |= RUN_OPT_MINIMISE;
+			continue;
+		}
 		if (!strcmp(a, "--tlbi-range")) {
 			spec.p.tlbi_range = true;
 			continue;
@@ -284,6 +291,12 @@ static int cmd_run(int argc, char **argv)
 					   "one raw PTE access, TLBI or DSB in N inside kernel operations");
 			spec.p.interleave = (u32)n;
 			spec.set |= RUN_OPT_INTERLEAVE;
+		} else if (!strcmp(a, "--first-sequence")) {
+			if (parse_u64(v, &n))
+				return die("--first-sequence takes a non-negative number (sequences "
+					   "N, N+1, ... of the run's seed are run)");
+			spec.p.first_sequence = n;
+			spec.set |= RUN_OPT_FIRST_SEQUENCE;
 		} else if (!strcmp(a, "--walkers")) {
 			spec.p.walkers = v;
 		} else if (!strcmp(a, "--tlb")) {

@@ -97,6 +97,7 @@ static const struct {
 	{ RUN_OPT_VARIANT, "--variant" },   { RUN_OPT_LRU, "--lru" },
 	{ RUN_OPT_RECLAIM, "--reclaim" },   { RUN_OPT_VCPUS, "--vcpus" },
 	{ RUN_OPT_HOST_MEMORY, "--host-memory" }, { RUN_OPT_INTERLEAVE, "--interleave" },
+	{ RUN_OPT_FIRST_SEQUENCE, "--first-sequence" }, { RUN_OPT_MINIMISE, "--minimise" },
 };
 
 /* "--size, --folio-size" for the options in mask. */
@@ -459,6 +460,10 @@ void run_spec_reproducer(const struct run_spec *s, char *buf, size_t len)
 		NUM("--host-memory", p->host_memory);
 	if ((s->w->opts & RUN_OPT_INTERLEAVE) && p->interleave)
 		NUM("--interleave", p->interleave);
+	if ((s->w->opts & RUN_OPT_FIRST_SEQUENCE) && p->first_sequence)
+		NUM("--first-sequence", p->first_sequence);
+	if ((s->w->opts & RUN_OPT_MINIMISE) && p->minimise)
+		WORD("--minimise");
 	for (int i = 0; i < s->nr_without; i++) {
 		WORD("--without");
 		WORD(s->without[i]);
@@ -678,6 +683,7 @@ void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o)
 	json_opt_u64(f, ", ", "vcpus", opts & RUN_OPT_VCPUS, (u64)p->nr_vcpus);
 	json_opt_u64(f, ", ", "host_memory", opts & RUN_OPT_HOST_MEMORY, p->host_memory);
 	json_opt_u64(f, ", ", "interleave", opts & RUN_OPT_INTERLEAVE, p->interleave);
+	json_opt_u64(f, ", ", "first_sequence", opts & RUN_OPT_FIRST_SEQUENCE, p->first_sequence);
 	fprintf(f, ", \"timeout_s\": %u, \"without\": [", s->timeout_s);
 	for (int i = 0; i < s->nr_without; i++) {
 		fprintf(f, "%s", i ? ", " : "");
@@ -711,6 +717,22 @@ void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o)
 		json_num(f, o->r.extra_val[i]);
 	}
 	fprintf(f, "}");
+	if (o->r.text[0]) {
+		/* fuzz --minimise: the shrunk trace, a string per line */
+		const char *l = o->r.text;
+
+		fprintf(f, ", \"trace\": [");
+		for (int i = 0; *l; i++) {
+			size_t n = strcspn(l, "\n");
+			char line[256];
+
+			snprintf(line, sizeof(line), "%.*s", (int)min(n, sizeof(line) - 1), l);
+			fprintf(f, "%s", i ? ", " : "");
+			json_str(f, line);
+			l += n + (l[n] == '\n');
+		}
+		fprintf(f, "]");
+	}
 	if (o->r.nr_profile) {
 		/* perf report --children of one agent class: inclusive shares of its CPU time */
 		fprintf(f, ", \"%s_profile\": {", o->r.profile_of);
@@ -788,6 +810,8 @@ void print_run_table(FILE *f, const struct run_spec *s, const struct run_out *o)
 		for (int i = 0; i < o->r.nr_profile; i++)
 			fprintf(f, "  %6.2f%%  %s\n", 100 * o->r.profile[i].share, o->r.profile[i].name);
 	}
+	if (o->r.text[0])
+		fprintf(f, "%s", o->r.text);
 	fprintf(f, "host time %.3f s, peak memory %ld MiB\n", o->r.host_ns / 1e9,
 		o->r.peak_rss_kb / 1024);
 	fprintf(f, "invariants: %s", o->ok ? "ok\n" : "VIOLATED\n");

@@ -66,6 +66,26 @@ bool hw_cont_gather_young(const u64 *ptep)
 	return false;
 }
 
+bool hw_cont_gathered(struct hw_gather_cache *c, const u64 *ptep, bool dirty)
+{
+	u64 d = __atomic_load_n(ptep, __ATOMIC_RELAXED);
+
+	if (!FMT->cont_ptes || !hw_fmt_cont(FMT, d))
+		return dirty ? FMT->desc_dirty(d) : FMT->desc_af(d);
+	u64 *p = cont_first(ptep);
+	if (c->blk != p) {
+		c->blk = p;
+		c->young = c->dirty = false;
+		for (unsigned int i = 0; i < FMT->cont_ptes; i++) {
+			u64 e = __atomic_load_n(&p[i], __ATOMIC_RELAXED);
+
+			c->young |= hw_fmt_af(FMT, e);
+			c->dirty |= FMT->desc_dirty(e);
+		}
+	}
+	return dirty ? c->dirty : c->young;
+}
+
 /*
  * The entry of a block that the hardware chooses to update: one it could
  * have taken the translation from, so a valid entry of the same block
@@ -120,15 +140,15 @@ bool hw_cont_block_consistent(const u64 *ptep)
 	unsigned int n = FMT->cont_ptes;
 	u64 *first = cont_first(ptep);
 	u64 d0 = __atomic_load_n(first, __ATOMIC_RELAXED);
-	u64 pfn0 = FMT->desc_pfn(d0);
+	u64 pfn0 = hw_fmt_pfn(FMT, d0);
 
 	if (pfn0 & (n - 1))
 		return false;
 	for (unsigned int i = 0; i < n; i++) {
 		u64 d = __atomic_load_n(&first[i], __ATOMIC_RELAXED);
 
-		if (!FMT->desc_leaf(d, 3) || !FMT->desc_cont(d) ||
-		    FMT->desc_pfn(d) != pfn0 + i ||
+		if (!hw_fmt_leaf3(FMT, d) || !hw_fmt_cont(FMT, d) ||
+		    hw_fmt_pfn(FMT, d) != pfn0 + i ||
 		    (d & FMT->cont_attr_mask) != (d0 & FMT->cont_attr_mask))
 			return false;
 	}
@@ -147,16 +167,16 @@ static bool cont_block_walkable(const u64 *ptep)
 	unsigned int n = FMT->cont_ptes;
 	const u64 *first = cont_first(ptep);
 	u64 d0 = __atomic_load_n(ptep, __ATOMIC_RELAXED);
-	u64 pfn0 = FMT->desc_pfn(d0) - (u64)(ptep - first);
+	u64 pfn0 = hw_fmt_pfn(FMT, d0) - (u64)(ptep - first);
 
 	if (pfn0 & (n - 1))
 		return false;
 	for (unsigned int i = 0; i < n; i++) {
 		u64 d = __atomic_load_n(&first[i], __ATOMIC_RELAXED);
 
-		if (!FMT->desc_leaf(d, 3))
+		if (!hw_fmt_leaf3(FMT, d))
 			continue;
-		if (!FMT->desc_cont(d) || FMT->desc_pfn(d) != pfn0 + i ||
+		if (!hw_fmt_cont(FMT, d) || hw_fmt_pfn(FMT, d) != pfn0 + i ||
 		    (d & FMT->cont_walk_mask) != (d0 & FMT->cont_walk_mask))
 			return false;
 	}

@@ -28,7 +28,33 @@ struct hw_mmu_fmt {
 	u64 cont_attr_mask;
 	/* those that must agree even while software rewrites the block */
 	u64 cont_walk_mask;
+	/*
+	 * The same predicates as bit masks, for the checkers' loops over
+	 * every entry of a range (desc_leaf at level 3, desc_cont,
+	 * desc_pfn, desc_af): they must agree with the functions.
+	 */
+	u64 leaf3_mask, leaf3_val, cont_bit, oa_mask, af_bit;
 };
+
+static inline bool hw_fmt_leaf3(const struct hw_mmu_fmt *f, u64 d)
+{
+	return (d & f->leaf3_mask) == f->leaf3_val;
+}
+
+static inline bool hw_fmt_cont(const struct hw_mmu_fmt *f, u64 d)
+{
+	return d & f->cont_bit;
+}
+
+static inline u64 hw_fmt_pfn(const struct hw_mmu_fmt *f, u64 d)
+{
+	return (d & f->oa_mask) >> 12;
+}
+
+static inline bool hw_fmt_af(const struct hw_mmu_fmt *f, u64 d)
+{
+	return d & f->af_bit;
+}
 
 extern const struct hw_mmu_fmt hw_fmt_arm64;
 extern const struct hw_mmu_fmt hw_fmt_x86;
@@ -64,6 +90,15 @@ bool hw_cont_block_consistent(const u64 *ptep);
 /* Any entry of ptep's contiguous block has the property (block-wide). */
 bool hw_cont_gather_dirty(const u64 *ptep);
 bool hw_cont_gather_young(const u64 *ptep);
+/*
+ * The same for a loop that reads many entries without writing: each
+ * block is gathered once (a loop over a range stays linear).
+ */
+struct hw_gather_cache {
+	const u64 *blk;
+	bool young, dirty;
+};
+bool hw_cont_gathered(struct hw_gather_cache *c, const u64 *ptep, bool dirty);
 
 /* Sweep every TLB against the page tables: stale entries are violations. */
 void hw_check_tlbs(void);

@@ -96,4 +96,9 @@ const struct hw_mmu_fmt hw_fmt_arm64 = {
 	 */
 	.cont_walk_mask = D_VALID | D_TABLE | D_CONT | (7ULL << 2) | (1ULL << 5) | (3ULL << 8) |
 			  (1ULL << 11),
+	.leaf3_mask = D_VALID | D_TABLE,
+	.leaf3_val = D_VALID | D_TABLE,
+	.cont_bit = D_CONT,
+	.oa_mask = D_OA_MASK,
+	.af_bit = D_AF,
 };

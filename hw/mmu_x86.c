@@ -83,4 +83,9 @@ const struct hw_mmu_fmt hw_fmt_x86 = {
 	.mk_af = x86_mk_a,
 	.mk_dirty = x86_mk_d,
 	.cont_attr_mask = 0,
+	.leaf3_mask = X_P,
+	.leaf3_val = X_P,
+	.cont_bit = 0,
+	.oa_mask = X_ADDR,
+	.af_bit = X_A,
 };

@@ -40,6 +40,8 @@ struct run_params {
 	u32 interleave;
 	/* workload options; the CLI fills in defaults before a run */
 	u64 iterations;         /* 0: the workload's default */
+	u64 first_sequence;     /* fuzz: the number of the first sequence run */
+	bool minimise;          /* fuzz: shrink the first failing sequence */
 	const char *variant;    /* workload-specific; NULL: the default */
 	const char *lru;        /* "mglru" or "classic" */
 	u64 reclaim;            /* bytes to reclaim (reclaim workloads); 0: 80% */

@@ -17,22 +17,36 @@
 #include "mm/mm.h"
 
 /* Mappings and dirty state of one PTE table. */
-static void count_ptes(pte_t *pte, int *maps, u8 *dirty)
+static u64 count_ptes(pte_t *pte, int *maps, u8 *dirty)
 {
+	struct hw_gather_cache gc = { 0 };
+	u64 present = 0;
+
 	for (int i = 0; i < PTRS_PER_PTE; i++) {
 		pte_t entry = pte[i];
 
-		if (pte_none(entry) || pte_pfn(entry) >= max_pfn)
+		if (pte_none(entry))
+			continue;
+		if (!pte_present(entry)) {
+			if (pte_pfn(entry) < max_pfn)
+				maps[pte_pfn(entry)]++;
+			continue;
+		}
+		present++;
+		if (pte_pfn(entry) >= max_pfn)
 			continue;
 		maps[pte_pfn(entry)]++;
-		if (pte_present(entry) && hw_cont_gather_dirty(&pte[i].pte))
+		if (hw_cont_gathered(&gc, &pte[i].pte, true))
 			dirty[pte_pfn(entry)] = 1;
 	}
+	return present;
 }
 
-/* Every entry of an mm's tables, read without counting events. */
-static void count_mm(struct mm_struct *mm, int *maps, int *pmd_maps, u8 *dirty)
+/* Every entry of an mm's tables, read without counting events; the pages present. */
+static u64 count_mm(struct mm_struct *mm, int *maps, int *pmd_maps, u8 *dirty)
 {
+	u64 present = 0;
+
 	for (int i = 0; i < PTRS_PER_PGD; i++) {
 		u64 *p4d = p4d_offset(&mm->pgd[i], (unsigned long)i << PGDIR_SHIFT);
 
@@ -46,13 +60,16 @@ static void count_mm(struct mm_struct *mm, int *maps, int *pmd_maps, u8 *dirty)
 			for (int k = 0; k < PTRS_PER_PMD; k++) {
 				pmd_t pmd = pud_pgtable(pud)[k];
 
-				if (pmd_table(pmd))
-					count_ptes((pte_t *)pmd_page_vaddr(pmd), maps, dirty);
-				else if (pmd_leaf(pmd))
+				if (pmd_table(pmd)) {
+					present += count_ptes((pte_t *)pmd_page_vaddr(pmd), maps, dirty);
+				} else if (pmd_leaf(pmd)) {
 					pmd_maps[pmd_pfn(pmd)]++;
+					present += 1UL << PMD_ORDER;
+				}
 			}
 		}
 	}
+	return present;
 }
 
 /*
@@ -105,14 +122,17 @@ u64 mm_count_present_pages(const struct mm_struct *mm)
 	return n;
 }
 
-/* mm->rss, kept by the fault, zap, fork and unmap paths, against a walk. */
-void mm_check_rss(const struct mm_struct *mm)
+static void check_rss(const struct mm_struct *mm, u64 walked)
 {
-	u64 walked = mm_count_present_pages(mm);
-
 	if (mm->rss < 0 || (u64)mm->rss != walked)
 		hw_violation(VIOL_OTHER, "mm asid %u: rss %ld but %llu pages mapped by present entries",
 			     mm->context.asid, mm->rss, (unsigned long long)walked);
+}
+
+/* mm->rss, kept by the fault, zap, fork and unmap paths, against a walk. */
+void mm_check_rss(const struct mm_struct *mm)
+{
+	check_rss(mm, mm_count_present_pages(mm));
 }
 
 void mm_check_invariants(struct mm_struct *mm)
@@ -124,8 +144,7 @@ void mm_check_invariants(struct mm_struct *mm)
 
 	(void)mm;
 	for (struct mm_struct *m = mm_list; m; m = m->next_mm) {
-		count_mm(m, maps, pmd_maps, dirty);
-		mm_check_rss(m);
+		check_rss(m, count_mm(m, maps, pmd_maps, dirty));
 	}
 	for (u64 pfn = 0; pfn < max_pfn;) {
 		struct page *p = &mem_map[pfn];

@@ -77,6 +77,17 @@ static int copy_pte_range(struct vm_area_struct *dst_vma,
 	return 0;
 }
 
+/*
+ * 7.3 vma_needs_copy: a mapping without anonymous pages (no anon_vma: a
+ * shared or read-only file mapping) is left for faults to fill in the
+ * child, which makes fork of big file mappings light. (No VM_PFNMAP,
+ * VM_MIXEDMAP or uffd-wp mappings in the lab.)
+ */
+static bool vma_needs_copy(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma)
+{
+	return src_vma->anon_vma != NULL;
+}
+
 static int copy_page_range(struct vm_area_struct *dst_vma,
 			   struct vm_area_struct *src_vma)
 {
@@ -85,6 +96,8 @@ static int copy_page_range(struct vm_area_struct *dst_vma,
 	struct mmu_notifier_range range;
 	int ret = 0;
 
+	if (!vma_needs_copy(dst_vma, src_vma))
+		return 0;
 	mmu_notifier_range_init(&range, MMU_NOTIFY_PROTECTION_PAGE, src_vma->vm_mm,
 				src_vma->vm_start, src_vma->vm_end);
 	if (is_cow)

@@ -117,6 +117,19 @@ static bool span_outside(unsigned long start, unsigned long end, unsigned long f
 	return end <= floor || start >= ceiling || end < start;
 }
 
+/* The slots of a table at base (entries of 1 << shift bytes) that meet [floor, ceiling). */
+static int first_slot(unsigned long base, unsigned int shift, unsigned long floor)
+{
+	return floor <= base ? 0 : (int)min((floor - base) >> shift, (unsigned long)PTRS_PER_PTE);
+}
+
+static int last_slot(unsigned long base, unsigned int shift, unsigned long ceiling)
+{
+	if (!ceiling || ceiling - 1 < base)
+		return -1;
+	return (int)min((ceiling - 1 - base) >> shift, (unsigned long)PTRS_PER_PTE - 1);
+}
+
 static void free_pte_range(struct mmu_gather *tlb, pmd_t *pmd, unsigned long addr)
 {
 	u64 *table = (u64 *)pmd_page_vaddr(*pmd);
@@ -129,7 +142,8 @@ static void free_pte_range(struct mmu_gather *tlb, pmd_t *pmd, unsigned long add
 static bool free_pmd_range(struct mmu_gather *tlb, pmd_t *pmds, unsigned long base,
 			   unsigned long floor, unsigned long ceiling)
 {
-	for (int i = 0; i < PTRS_PER_PMD; i++) {
+	for (int i = first_slot(base, PMD_SHIFT, floor), e = last_slot(base, PMD_SHIFT, ceiling);
+	     i <= e; i++) {
 		unsigned long start = base + ((unsigned long)i << PMD_SHIFT), end = start + (1UL << PMD_SHIFT);
 
 		if (span_outside(start, end, floor, ceiling) || !pmd_table(pmds[i]))
@@ -143,7 +157,8 @@ static bool free_pmd_range(struct mmu_gather *tlb, pmd_t *pmds, unsigned long ba
 static bool free_pud_range(struct mmu_gather *tlb, u64 *puds, unsigned long base,
 			   unsigned long floor, unsigned long ceiling)
 {
-	for (int i = 0; i < PTRS_PER_PUD; i++) {
+	for (int i = first_slot(base, PUD_SHIFT, floor), e = last_slot(base, PUD_SHIFT, ceiling);
+	     i <= e; i++) {
 		unsigned long start = base + ((unsigned long)i << PUD_SHIFT), end = start + (1UL << PUD_SHIFT);
 
 		if (span_outside(start, end, floor, ceiling) || pud_none(puds[i]) || pud_bad(puds[i]))
@@ -163,7 +178,8 @@ static bool free_pud_range(struct mmu_gather *tlb, u64 *puds, unsigned long base
 static void free_pgd_range(struct mmu_gather *tlb, u64 *pgd, unsigned long floor,
 			   unsigned long ceiling)
 {
-	for (int i = 0; i < PTRS_PER_PGD; i++) {
+	for (int i = first_slot(0, PGDIR_SHIFT, floor), e = last_slot(0, PGDIR_SHIFT, ceiling);
+	     i <= e; i++) {
 		unsigned long start = (unsigned long)i << PGDIR_SHIFT, end = start + (1UL << PGDIR_SHIFT);
 		u64 *p4d = p4d_offset(&pgd[i], start);
 

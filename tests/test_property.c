@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw/mmu.h"
+#include "hw/random.h"
 #include "tests/ktap.h"
 #include "tests/lab_test.h"
 #include "workloads/fuzz.h"
@@ -101,7 +103,31 @@ static void test_sequences_all_differ(void)
 	}
 }
 
+/* The checkers' bit-mask predicates say what the format's functions say. */
+static void test_fmt_masks_agree(void)
+{
+	const struct hw_mmu_fmt *fmts[] = { &hw_fmt_arm64, &hw_fmt_x86 };
+	u64 rng = xorshift_seed(7);
+
+	for (unsigned int f = 0; f < ARRAY_SIZE(fmts); f++) {
+		const struct hw_mmu_fmt *m = fmts[f];
+
+		for (int i = 0; i < 200000; i++) {
+			/* random bits, with the low and high attribute bits often set */
+			u64 d = xorshift_rnd(&rng, ~0ULL) & (xorshift_rnd(&rng, 2) ? ~0ULL : 0xfff0000000000fffULL);
+
+			EXPECT_EQ(hw_fmt_leaf3(m, d), m->desc_leaf(d, 3));
+			EXPECT_EQ(hw_fmt_cont(m, d), m->desc_cont(d));
+			EXPECT_EQ(hw_fmt_pfn(m, d), m->desc_pfn(d));
+			EXPECT_EQ(hw_fmt_af(m, d), m->desc_af(d));
+			if (ktap_failed_now)
+				return;
+		}
+	}
+}
+
 static const struct ktap_case cases[] = {
+	{ "fmt_masks_agree", test_fmt_masks_agree },
 	{ "check_sequences_all_differ", test_sequences_all_differ },
 	{ "arm64_policy_accessed", test_arm64_accessed },
 	{ "arm64_policy_random", test_arm64_random },

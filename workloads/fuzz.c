@@ -8,10 +8,16 @@
  * so sequences like clean, load, store, fold reach the same entries.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "arch/pte_op_calls.h"
 #include "hw/cpu.h"
+#include "hw/host.h"
+#include "hw/tlb.h"
 #include "hw/interleave.h"
 #include "hw/invariants.h"
 #include "hw/phys.h"
@@ -25,12 +31,24 @@
 #define P_SIZE FUZZ_SIZE
 #define P_PAGES FUZZ_PAGES
 
-static u64 rng;
+/*
+ * A sequence is drawn first, as a list of operations each with its own
+ * generator for its inner choices, then run: removing operations (the
+ * minimiser) leaves every other one as it was.
+ */
+static u64 *rng;
 
 static u64 rnd(u64 n)
 {
-	return xorshift_rnd(&rng, n);
+	return xorshift_rnd(rng, n);
 }
+
+struct fuzz_op {
+	u8 k;      /* which operation (the ranges in fuzz_op_run) */
+	u8 cpu;
+	u32 page;  /* of the anonymous mapping, near the hot block 3 times in 4 */
+	u64 r;     /* its own generator's start */
+};
 
 static bool written[P_PAGES]; /* stored to since last cleaned */
 static bool cleaned[P_PAGES]; /* cleaned, not stored to or remapped since */
@@ -90,18 +108,254 @@ static int folio_run(struct fuzz *t, u64 page, u64 *first)
 	return (int)nr;
 }
 
+/* While the minimiser prints a trace: what the operation did, in words. */
+static char *fuzz_desc;
+#define DESC(...) do { if (fuzz_desc) snprintf(fuzz_desc, 160, __VA_ARGS__); } while (0)
+#define VA(pg) ((unsigned long long)(T_BASE + (u64)(pg) * PAGE_SIZE))
+
+/* One operation: its kind, agent and page drawn, its inner choices from op->r. */
+static void fuzz_op_run(struct fuzz *t_, const struct fuzz_op *op, int order,
+			struct address_space *file)
+{
+	struct fuzz t = *t_;
+	u64 page = op->page, first, orng = op->r;
+	int k = op->k, nr;
+	struct hw_cpu *cpu = &hw_machine.cpu[op->cpu];
+
+	rng = &orng;
+	hw_machine.cur_cpu = cpu->id;
+	if (k < 45) {
+		bool w = rnd(2);
+
+		/* a device's access through the SMMU faults into the same handler (iopf) */
+		if (hw_machine.smmu >= 0 && rnd(4) == 0)
+			cpu = &hw_machine.cpu[hw_machine.smmu];
+		DESC("%s %s va %#llx", hw_agent_name(cpu), w ? "store" : "load", VA(page));
+		if (access_user(cpu, t.mm, T_BASE + page * PAGE_SIZE, w) == 0 && w)
+			fuzz_store(cpu, T_BASE + page * PAGE_SIZE);
+	} else if (k < 55) {
+		pte_t *p = ptep_of(&t, page);
+
+		DESC("ptep_get va %#llx", VA(page));
+		if (p)
+			(void)ptep_get(p);
+	} else if (k < 65 && (nr = folio_run(&t, page, &first))) {
+		pte_t *p = ptep_of(&t, first);
+		u64 s = rnd((u64)nr), n = 1 + rnd((u64)nr - s);
+		struct vm_area_struct *v = find_vma(t.mm, T_BASE + first * PAGE_SIZE);
+		unsigned long a = T_BASE + (first + s) * PAGE_SIZE;
+
+		static const char *const young_ops[] = { "test_and_clear_young_ptes", "clear_flush_young_ptes",
+							 "ptep_test_and_clear_young", "ptep_clear_flush_young" };
+		u64 which = rnd(4);
+
+		DESC("%s va %#lx nr %llu", young_ops[which], a, which < 2 ? (unsigned long long)n : 1ULL);
+		switch (which) {
+		case 0:
+			test_and_clear_young_ptes(v, a, p + s, (unsigned int)n);
+			break;
+		case 1:
+			clear_flush_young_ptes(v, a, p + s, (unsigned int)n);
+			break;
+		case 2:
+			ptep_test_and_clear_young(v, a, p + s);
+			break;
+		default:
+			ptep_clear_flush_young(v, a, p + s);
+			break;
+		}
+	} else if (k < 72 && (nr = folio_run(&t, page, &first))) {
+		/* fork-style write protect, then a write fault re-enables */
+		DESC("wrprotect_ptes va %#llx nr %d; flush_tlb_mm", VA(first), nr);
+		wrprotect_ptes(t.mm, T_BASE + first * PAGE_SIZE, ptep_of(&t, first), (unsigned int)nr);
+		flush_tlb_mm(t.mm);
+	} else if (k < 78 && (nr = folio_run(&t, page, &first))) {
+		pte_t *p;
+
+		/*
+		 * MADV_FREE-style: clean the folio; its data is discarded.
+		 * A store inside the operation may land before or after
+		 * the clean: such pages are claimed neither way.
+		 */
+		DESC("clear_young_dirty_ptes va %#llx nr %d (MADV_FREE-style); flush_tlb_mm", VA(first), nr);
+		for (int i = 0; i < nr; i++) {
+			written[first + i] = false;
+			cleaned[first + i] = true;
+			raced[first + i] = false;
+		}
+		clear_young_dirty_ptes(find_vma(t.mm, T_BASE + first * PAGE_SIZE), T_BASE + first * PAGE_SIZE, ptep_of(&t, first),
+				       (unsigned int)nr, CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY);
+		hw_frame_clean(pte_pfn(ptep_get(ptep_of(&t, first))), (u64)nr);
+		flush_tlb_mm(t.mm);
+		for (int i = 0; i < nr; i++) {
+			if (!raced[first + i] && !written[first + i])
+				continue;
+			/* MADV_FREE may drop what was stored before it returned */
+			written[first + i] = cleaned[first + i] = false;
+			p = ptep_of(&t, first + i);
+			if (p && pte_present(ptep_get(p)) && !pte_dirty(ptep_get(p)))
+				hw_frame_clean(pte_pfn(ptep_get(p)), 1);
+		}
+	} else if (k < 84) {
+		/* munmap a random span (partial folios, partial blocks) */
+		u64 n = 1 + rnd(40);
+
+		if (page + n > P_PAGES)
+			n = P_PAGES - page;
+		DESC("munmap va %#llx pages %llu; mmap again", VA(page), (unsigned long long)n);
+		do_munmap(t.mm, T_BASE + page * PAGE_SIZE, n * PAGE_SIZE);
+		for (u64 i = page; i < page + n; i++)
+			written[i] = cleaned[i] = false;
+		/* map it again so faults can refill it */
+		struct vm_area_struct *v = mmap_anon(t.mm, T_BASE + page * PAGE_SIZE,
+						     n * PAGE_SIZE, VM_READ | VM_WRITE,
+						     order, false);
+		(void)v;
+	} else if (k < 90) {
+		/* the other CPU's TLB forgets (capacity eviction) */
+		DESC("%s TLB forgets everything", hw_agent_name(cpu));
+		hw_tlb_inval_all(&cpu->tlb, -1);
+	} else if (k < 104) {
+		/* GUP-fast: a lockless read, checked again as gup_fast_pte_range does */
+		pte_t *p = ptep_of(&t, page);
+
+		DESC("ptep_get_lockless va %#llx (GUP-fast)", VA(page));
+		if (p) {
+			pte_t l = ptep_get_lockless(p), g = ptep_get(p);
+
+			if (pte_present(l) != pte_present(g) ||
+			    (pte_present(l) && pte_pfn(l) != pte_pfn(g)))
+				hw_violation(VIOL_OTHER, "ptep_get_lockless of va %#lx: pte %#llx, ptep_get: %#llx",
+					     T_BASE + page * PAGE_SIZE, (unsigned long long)pte_val(l),
+					     (unsigned long long)pte_val(g));
+		}
+	} else if (k < 108) {
+		/* the file mapping: faults map whole folios, munmap zaps file folios */
+		u64 fp = rnd(F_PAGES);
+
+		if (rnd(3)) {
+			DESC("%s load file va %#llx", hw_agent_name(cpu), (unsigned long long)(F_BASE + fp * PAGE_SIZE));
+			access_user(cpu, t.mm, F_BASE + fp * PAGE_SIZE, false);
+		} else {
+			u64 n = 1 + rnd(min((u64)40, F_PAGES - fp));
+
+			DESC("munmap file va %#llx pages %llu; mmap again", (unsigned long long)(F_BASE + fp * PAGE_SIZE),
+			     (unsigned long long)n);
+			do_munmap(t.mm, F_BASE + fp * PAGE_SIZE, n * PAGE_SIZE);
+			(void)mmap_file(t.mm, F_BASE + fp * PAGE_SIZE, n * PAGE_SIZE, file, fp, VM_READ);
+		}
+	} else if (k < 110) {
+		/* a non-present entry (swap-like) set in an empty slot, then cleared */
+		pte_t *p = ptep_of(&t, page);
+		unsigned long a = T_BASE + page * PAGE_SIZE;
+
+		DESC("set_pte_at va %#llx non-present, then ptep_get_and_clear_full", VA(page));
+		if (p && pte_none(ptep_get(p))) {
+			set_pte_at(t.mm, a, p, __pte((1 + rnd(0xffff)) << 12));
+			ptep_get_and_clear_full(t.mm, a, p, 0);
+		}
+	} else if (k < 112) {
+		/* a single-entry rewrite: unfold, then refold when complete */
+		pte_t *p = ptep_of(&t, page);
+
+		DESC("ptep_set_access_flags va %#llx young", VA(page));
+		if (p && pte_present(ptep_get(p))) {
+			pte_t e = ptep_get(p);
+
+			ptep_set_access_flags(find_vma(t.mm, T_BASE + page * PAGE_SIZE), T_BASE + page * PAGE_SIZE, p,
+					      pte_mkyoung(e), 0);
+		}
+	} else {
+		/* process lifecycle: fork, mprotect, madvise, mlock on a span */
+		u64 n = 1 + rnd(64);
+		unsigned long a = T_BASE + page * PAGE_SIZE, len;
+
+		k -= 12;
+		if (page + n > P_PAGES)
+			n = P_PAGES - page;
+		len = n * PAGE_SIZE;
+		if (k < 103) {
+			struct mm_struct *child = dup_mm(t.mm);
+			struct hw_cpu *c1 = &hw_machine.cpu[1];
+
+			DESC("fork; the child stores to 8 pages on cpu1, exits");
+			/* the child runs on cpu1: its faults are handled there */
+			switch_mm(c1, child);
+			hw_machine.cur_cpu = c1->id;
+			for (int i = 0; i < 8; i++)
+				access_user(c1, child, T_BASE + rnd(P_PAGES) * PAGE_SIZE, true);
+			mm_check_invariants(child);
+			mmput(child);
+			switch_mm(c1, t.mm);
+		} else if (k < 106) {
+			DESC("mprotect va %#lx pages %llu read-only, a store, read-write again", a,
+			     (unsigned long long)n);
+			do_mprotect(t.mm, a, len, VM_READ);
+			if (access_user(t.cpu, t.mm, a, true) == 0)
+				hw_violation(VIOL_OTHER, "store to %#lx succeeded after mprotect(PROT_READ)", a);
+			do_mprotect(t.mm, a, len, VM_READ | VM_WRITE);
+		} else if (k < 108) {
+			DESC("madvise va %#lx pages %llu MADV_DONTNEED", a, (unsigned long long)n);
+			do_madvise(t.mm, a, len, MADV_DONTNEED);
+			for (u64 i = page; i < page + n; i++)
+				written[i] = cleaned[i] = false;
+		} else if (k < 110) {
+			/* which folios get freed lazily is up to the kernel's rules */
+			DESC("madvise va %#lx pages %llu MADV_FREE", a, (unsigned long long)n);
+			do_madvise(t.mm, a, len, MADV_FREE);
+			for (u64 i = ALIGN_DOWN(page, 512); i < min(P_PAGES, ALIGN(page + n, 512)); i++)
+				written[i] = cleaned[i] = false;
+		} else if (k < 111) {
+			DESC("madvise va %#lx pages %llu MADV_COLD", a, (unsigned long long)n);
+			do_madvise(t.mm, a, len, MADV_COLD);
+		} else {
+			DESC("mlock va %#lx pages %llu, munlock", a, (unsigned long long)n);
+			/* population is a write access (FOLL_WRITE): it may dirty */
+			do_mlock(t.mm, a, len, true);
+			do_mlock(t.mm, a, len, false);
+			for (u64 i = page; i < page + n; i++)
+				cleaned[i] = false;
+		}
+	}
+	rng = NULL;
+	(void)order;
+}
+
 u64 fuzz_rng_start(u64 seed)
 {
 	return xorshift_seed(seed);
 }
 
-void fuzz_sequence(u64 seed, int order, int nr_ops, bool lifecycle)
+/* The operations of a sequence, drawn from its seed. */
+static void fuzz_draw(u64 seed, int nr_ops, bool lifecycle, struct fuzz_op *ops)
+{
+	u64 srng = fuzz_rng_start(seed), hot = 0;
+
+	rng = &srng;
+	for (int i = 0; i < nr_ops; i++) {
+		struct fuzz_op *op = &ops[i];
+
+		op->k = (u8)rnd(lifecycle ? 124 : 112);
+		op->cpu = (u8)rnd(2);
+		/* near one block for a while, so operations meet on the same entries */
+		if (rnd(32) == 0)
+			hot = rnd(P_PAGES / 16) * 16;
+		op->page = (u32)(rnd(4) ? hot + rnd(16) : rnd(P_PAGES));
+		op->r = (rnd(~0ULL) << 1) | 1;
+	}
+	rng = NULL;
+}
+
+/* Runs ops on a fresh mm; what the run breaks is recorded as violations. */
+static void fuzz_run_ops(u64 seed, int order, const struct fuzz_op *ops, int nr_ops, FILE *trace)
 {
 	struct address_space *file;
 	struct fuzz t;
-	u64 hot = 0;
 
-	rng = fuzz_rng_start(seed);
+	/* a sequence runs the same alone as after others (reproducers, the minimiser) */
+	hw_machine.rng = seed | 1;
+	for (int a = 0; a < hw_machine.nr_agents; a++)
+		hw_tlb_inval_all(&hw_machine.cpu[a].tlb, -1);
 	t.cpu = &hw_machine.cpu[0];
 	t.mm = mm_alloc();
 	file = address_space_create(F_PAGES * PAGE_SIZE, (unsigned int)min(order, 6));
@@ -121,188 +375,15 @@ void fuzz_sequence(u64 seed, int order, int nr_ops, bool lifecycle)
 	for (u64 i = 0; i < P_PAGES; i++)
 		written[i] = cleaned[i] = raced[i] = false;
 
-	for (int op = 0; op < nr_ops; op++) {
-		u64 page, first;
-		int k = (int)rnd(lifecycle ? 124 : 112), nr;
-		struct hw_cpu *cpu = &hw_machine.cpu[rnd(2)];
+	for (int i = 0; i < nr_ops; i++) {
+		char d[160] = "";
 
-		/* near one block for a while, so operations meet on the same entries */
-		if (rnd(32) == 0)
-			hot = rnd(P_PAGES / 16) * 16;
-		page = rnd(4) ? hot + rnd(16) : rnd(P_PAGES);
-		hw_machine.cur_cpu = cpu->id;
-
-		if (k < 45) {
-			bool w = rnd(2);
-
-			/* a device's access through the SMMU faults into the same handler (iopf) */
-			if (hw_machine.smmu >= 0 && rnd(4) == 0)
-				cpu = &hw_machine.cpu[hw_machine.smmu];
-			if (access_user(cpu, t.mm, T_BASE + page * PAGE_SIZE, w) == 0 && w)
-				fuzz_store(cpu, T_BASE + page * PAGE_SIZE);
-		} else if (k < 55) {
-			pte_t *p = ptep_of(&t, page);
-
-			if (p)
-				(void)ptep_get(p);
-		} else if (k < 65 && (nr = folio_run(&t, page, &first))) {
-			pte_t *p = ptep_of(&t, first);
-			u64 s = rnd((u64)nr), n = 1 + rnd((u64)nr - s);
-			struct vm_area_struct *v = find_vma(t.mm, T_BASE + first * PAGE_SIZE);
-			unsigned long a = T_BASE + (first + s) * PAGE_SIZE;
-
-			switch (rnd(4)) {
-			case 0:
-				test_and_clear_young_ptes(v, a, p + s, (unsigned int)n);
-				break;
-			case 1:
-				clear_flush_young_ptes(v, a, p + s, (unsigned int)n);
-				break;
-			case 2:
-				ptep_test_and_clear_young(v, a, p + s);
-				break;
-			default:
-				ptep_clear_flush_young(v, a, p + s);
-				break;
-			}
-		} else if (k < 72 && (nr = folio_run(&t, page, &first))) {
-			/* fork-style write protect, then a write fault re-enables */
-			wrprotect_ptes(t.mm, T_BASE + first * PAGE_SIZE, ptep_of(&t, first), (unsigned int)nr);
-			flush_tlb_mm(t.mm);
-		} else if (k < 78 && (nr = folio_run(&t, page, &first))) {
-			pte_t *p;
-
-			/*
-			 * MADV_FREE-style: clean the folio; its data is discarded.
-			 * A store inside the operation may land before or after
-			 * the clean: such pages are claimed neither way.
-			 */
-			for (int i = 0; i < nr; i++) {
-				written[first + i] = false;
-				cleaned[first + i] = true;
-				raced[first + i] = false;
-			}
-			clear_young_dirty_ptes(find_vma(t.mm, T_BASE + first * PAGE_SIZE), T_BASE + first * PAGE_SIZE, ptep_of(&t, first),
-					       (unsigned int)nr, CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY);
-			hw_frame_clean(pte_pfn(ptep_get(ptep_of(&t, first))), (u64)nr);
-			flush_tlb_mm(t.mm);
-			for (int i = 0; i < nr; i++) {
-				if (!raced[first + i] && !written[first + i])
-					continue;
-				/* MADV_FREE may drop what was stored before it returned */
-				written[first + i] = cleaned[first + i] = false;
-				p = ptep_of(&t, first + i);
-				if (p && pte_present(ptep_get(p)) && !pte_dirty(ptep_get(p)))
-					hw_frame_clean(pte_pfn(ptep_get(p)), 1);
-			}
-		} else if (k < 84) {
-			/* munmap a random span (partial folios, partial blocks) */
-			u64 n = 1 + rnd(40);
-
-			if (page + n > P_PAGES)
-				n = P_PAGES - page;
-			do_munmap(t.mm, T_BASE + page * PAGE_SIZE, n * PAGE_SIZE);
-			for (u64 i = page; i < page + n; i++)
-				written[i] = cleaned[i] = false;
-			/* map it again so faults can refill it */
-			struct vm_area_struct *v = mmap_anon(t.mm, T_BASE + page * PAGE_SIZE,
-							     n * PAGE_SIZE, VM_READ | VM_WRITE,
-							     order, false);
-			(void)v;
-		} else if (k < 90) {
-			/* the other CPU's TLB forgets (capacity eviction) */
-			hw_tlb_inval_all(&cpu->tlb, -1);
-		} else if (k < 104) {
-			/* GUP-fast: a lockless read, checked again as gup_fast_pte_range does */
-			pte_t *p = ptep_of(&t, page);
-
-			if (p) {
-				pte_t l = ptep_get_lockless(p), g = ptep_get(p);
-
-				if (pte_present(l) != pte_present(g) ||
-				    (pte_present(l) && pte_pfn(l) != pte_pfn(g)))
-					hw_violation(VIOL_OTHER, "ptep_get_lockless of va %#lx: pte %#llx, ptep_get: %#llx",
-						     T_BASE + page * PAGE_SIZE, (unsigned long long)pte_val(l),
-						     (unsigned long long)pte_val(g));
-			}
-		} else if (k < 108) {
-			/* the file mapping: faults map whole folios, munmap zaps file folios */
-			u64 fp = rnd(F_PAGES);
-
-			if (rnd(3)) {
-				access_user(cpu, t.mm, F_BASE + fp * PAGE_SIZE, false);
-			} else {
-				u64 n = 1 + rnd(min((u64)40, F_PAGES - fp));
-
-				do_munmap(t.mm, F_BASE + fp * PAGE_SIZE, n * PAGE_SIZE);
-				(void)mmap_file(t.mm, F_BASE + fp * PAGE_SIZE, n * PAGE_SIZE, file, fp, VM_READ);
-			}
-		} else if (k < 110) {
-			/* a non-present entry (swap-like) set in an empty slot, then cleared */
-			pte_t *p = ptep_of(&t, page);
-			unsigned long a = T_BASE + page * PAGE_SIZE;
-
-			if (p && pte_none(ptep_get(p))) {
-				set_pte_at(t.mm, a, p, __pte((1 + rnd(0xffff)) << 12));
-				ptep_get_and_clear_full(t.mm, a, p, 0);
-			}
-		} else if (k < 112) {
-			/* a single-entry rewrite: unfold, then refold when complete */
-			pte_t *p = ptep_of(&t, page);
-
-			if (p && pte_present(ptep_get(p))) {
-				pte_t e = ptep_get(p);
-
-				ptep_set_access_flags(find_vma(t.mm, T_BASE + page * PAGE_SIZE), T_BASE + page * PAGE_SIZE, p,
-						      pte_mkyoung(e), 0);
-			}
-		} else {
-			/* process lifecycle: fork, mprotect, madvise, mlock on a span */
-			u64 n = 1 + rnd(64);
-			unsigned long a = T_BASE + page * PAGE_SIZE, len;
-
-			k -= 12;
-			if (page + n > P_PAGES)
-				n = P_PAGES - page;
-			len = n * PAGE_SIZE;
-			if (k < 103) {
-				struct mm_struct *child = dup_mm(t.mm);
-				struct hw_cpu *c1 = &hw_machine.cpu[1];
-
-				/* the child runs on cpu1: its faults are handled there */
-				switch_mm(c1, child);
-				hw_machine.cur_cpu = c1->id;
-				for (int i = 0; i < 8; i++)
-					access_user(c1, child, T_BASE + rnd(P_PAGES) * PAGE_SIZE, true);
-				mm_check_invariants(child);
-				mmput(child);
-				switch_mm(c1, t.mm);
-			} else if (k < 106) {
-				do_mprotect(t.mm, a, len, VM_READ);
-				if (access_user(t.cpu, t.mm, a, true) == 0)
-					hw_violation(VIOL_OTHER, "store to %#lx succeeded after mprotect(PROT_READ)", a);
-				do_mprotect(t.mm, a, len, VM_READ | VM_WRITE);
-			} else if (k < 108) {
-				do_madvise(t.mm, a, len, MADV_DONTNEED);
-				for (u64 i = page; i < page + n; i++)
-					written[i] = cleaned[i] = false;
-			} else if (k < 110) {
-				/* which folios get freed lazily is up to the kernel's rules */
-				do_madvise(t.mm, a, len, MADV_FREE);
-				for (u64 i = ALIGN_DOWN(page, 512); i < min(P_PAGES, ALIGN(page + n, 512)); i++)
-					written[i] = cleaned[i] = false;
-			} else if (k < 111) {
-				do_madvise(t.mm, a, len, MADV_COLD);
-			} else {
-				/* population is a write access (FOLL_WRITE): it may dirty */
-				do_mlock(t.mm, a, len, true);
-				do_mlock(t.mm, a, len, false);
-				for (u64 i = page; i < page + n; i++)
-					cleaned[i] = false;
-			}
-		}
-		(void)order;
+		fuzz_desc = trace ? d : NULL;
+		fuzz_op_run(&t, &ops[i], order, file);
+		if (trace)
+			fprintf(trace, "%s\n", d);
 	}
+	fuzz_desc = NULL;
 	flush_tlb_mm(t.mm);
 	hw_interleave.on = false;
 	mm_check_invariants(t.mm);
@@ -331,6 +412,15 @@ void fuzz_sequence(u64 seed, int order, int nr_ops, bool lifecycle)
 	address_space_destroy(file);
 }
 
+void fuzz_sequence(u64 seed, int order, int nr_ops, bool lifecycle)
+{
+	struct fuzz_op *ops = host_calloc((size_t)nr_ops, sizeof(*ops), "a fuzz sequence");
+
+	fuzz_draw(seed, nr_ops, lifecycle, ops);
+	fuzz_run_ops(seed, order, ops, nr_ops, NULL);
+	free(ops);
+}
+
 
 u64 fuzz_sequence_seed(u64 run_seed, u64 s)
 {
@@ -340,21 +430,174 @@ u64 fuzz_sequence_seed(u64 run_seed, u64 s)
 /* The fuzz workload: --iterations sequences of FUZZ_OPS operations each. */
 #define FUZZ_OPS 2000
 
+/*
+ * ops run on a fresh mm in a child process from the pristine machine (the
+ * kernel code may crash or hang): the first kind of violation it raised
+ * (want's if among them), -1 for none, -2 if the child died. With desc_fd,
+ * the child writes what each operation did, one line each, then the first
+ * violation's message.
+ */
+static int fuzz_try(u64 seed, int order, const struct fuzz_op *ops, int n, int want, int desc_fd)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -2;
+	if (pid == 0) {
+		FILE *trace = desc_fd >= 0 ? fdopen(desc_fd, "w") : NULL;
+
+		alarm(60);
+		hw_violations_reset();
+		fuzz_run_ops(seed, order, ops, n, trace);
+		mm_check_all_freed();
+		if (trace) {
+			fprintf(trace, "%s\n", hw_violations.kept ? hw_violations.msg[0] : "");
+			fclose(trace);
+		}
+		for (int k = 0; k < NR_VIOL_KINDS; k++)
+			if (hw_violations.count[k] && (k == want || want < 0 || !hw_violations.count[want]))
+				_exit(10 + k);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -2;
+	return WEXITSTATUS(status) >= 10 ? WEXITSTATUS(status) - 10 : -1;
+}
+
+/* Budget of the minimiser: candidate runs and seconds. */
+#define MINIMISE_RUNS 4000
+#define MINIMISE_SECONDS 120
+
+/* The trace of ops (run again in a child, described) into r->text. */
+static void fuzz_trace(u64 seq, u64 seed, int order, const struct fuzz_op *ops, int n,
+		       int kind, int runs, struct run_result *r)
+{
+	char *out = r->text, buf[256];
+	size_t len = sizeof(r->text), used;
+	int fds[2], i = 0;
+	FILE *in;
+
+	used = (size_t)snprintf(out, len, "sequence %llu: %d of %d operations still raise %s "
+				"(%d runs to shrink)\n", (unsigned long long)seq, n, FUZZ_OPS,
+				hw_violation_names[kind], runs);
+	if (pipe(fds))
+		return;
+	/* a trace longer than the pipe holds is read while the child writes */
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		close(fds[0]);
+		_exit(fuzz_try(seed, order, ops, n, kind, fds[1]) == kind ? 0 : 1);
+	}
+	close(fds[1]);
+	in = fdopen(fds[0], "r");
+	while (in && fgets(buf, sizeof(buf), in)) {
+		buf[strcspn(buf, "\n")] = 0;
+		if (used + 1 < len && i < n)
+			used += (size_t)snprintf(out + used, len - used, "  %3d. %s\n", i + 1, buf);
+		else if (used + 1 < len && buf[0])
+			used += (size_t)snprintf(out + used, len - used, "  -> %s\n", buf);
+		i++;
+	}
+	if (in)
+		fclose(in);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+/*
+ * --minimise: the first sequence that fails alone is shrunk (ddmin) to
+ * fewest operations that still raise the same kind of violation.
+ */
+static void fuzz_minimise(const struct run_params *p, int order, bool lifecycle, u64 seqs,
+			  struct run_result *r)
+{
+	struct fuzz_op *ops = host_calloc(FUZZ_OPS, sizeof(*ops), "the minimiser"),
+		       *cand = host_calloc(FUZZ_OPS, sizeof(*ops), "the minimiser");
+	time_t start = time(NULL);
+	int kind = -1, n = FUZZ_OPS, g = 2, runs = 0;
+	u64 seq = 0, seed = 0;
+
+	for (u64 s = 0; s < seqs && kind < 0; s++) {
+		seq = p->first_sequence + s;
+		seed = fuzz_sequence_seed(p->seed, seq);
+		fuzz_draw(seed, FUZZ_OPS, lifecycle, ops);
+		kind = fuzz_try(seed, order, ops, FUZZ_OPS, -1, -1);
+		if (kind == -2) {
+			snprintf(r->text, sizeof(r->text), "sequence %llu: the run died (a crash or hang, "
+				 "not a violation): not minimised\n", (unsigned long long)seq);
+			goto out;
+		}
+	}
+	if (kind < 0) {
+		snprintf(r->text, sizeof(r->text), "no sequence of these raises a violation when "
+			 "run alone\n");
+		goto out;
+	}
+	while (n >= 2 && runs < MINIMISE_RUNS && time(NULL) - start < MINIMISE_SECONDS) {
+		int chunk = (n + g - 1) / g;
+		bool reduced = false;
+
+		for (int c = 0; c < g && !reduced; c++) {
+			int lo = c * chunk, hi = min(n, lo + chunk), m = 0;
+
+			if (lo >= n)
+				break;
+			for (int i = 0; i < n; i++)
+				if (i < lo || i >= hi)
+					cand[m++] = ops[i];
+			runs++;
+			if (fuzz_try(seed, order, cand, m, kind, -1) == kind) {
+				memcpy(ops, cand, (size_t)m * sizeof(*ops));
+				n = m;
+				g = max(g - 1, 2);
+				reduced = true;
+			}
+		}
+		if (!reduced) {
+			if (g >= n)
+				break;
+			g = min(2 * g, n);
+		}
+	}
+	run_result_add(r, "minimised_operations", (double)n);
+	fuzz_trace(seq, seed, order, ops, n, kind, runs, r);
+out:
+	free(ops);
+	free(cand);
+}
+
 static int fuzz_run(const struct run_params *p, struct run_result *r, char *err,
 		    size_t errlen)
 {
 	u64 seqs = p->iterations ? p->iterations : 16;
 	bool lifecycle = !p->variant || strcmp(p->variant, "pte-only");
+	int order = lab_folio_order(p->folio_size);
+	double failing = -1;
 
 	if (lab_machine_setup(p, FUZZ_PAGES * 2 + 8192, err, errlen))
 		return -1;
-	for (u64 s = 0; s < seqs; s++)
-		fuzz_sequence(fuzz_sequence_seed(p->seed, s), lab_folio_order(p->folio_size),
-			      FUZZ_OPS, lifecycle);
+	if (p->minimise) {
+		fuzz_minimise(p, order, lifecycle, seqs, r);
+		seqs = 0;
+	}
+	for (u64 s = 0; s < seqs; s++) {
+		u64 before = hw_violations.total;
+
+		fuzz_sequence(fuzz_sequence_seed(p->seed, p->first_sequence + s), order, FUZZ_OPS,
+			      lifecycle);
+		if (failing < 0 && hw_violations.total != before)
+			failing = (double)(p->first_sequence + s);
+	}
 	mm_check_all_freed();
 	r->measured = hw_events;
 	run_result_add(r, "sequences", (double)seqs);
 	run_result_add(r, "operations", (double)(seqs * FUZZ_OPS));
+	/* the reproducer of the first one: --first-sequence N --iterations 1 */
+	run_result_add(r, "first_failing_sequence", failing);
 	run_result_add(r, "interleaved_actions", (double)hw_interleave.acted);
 	/* coverage: calls of each PTE op, and those on a contiguous entry */
 	for (int o = 0; o < NR_PTE_OPS; o++) {
@@ -369,7 +612,8 @@ const struct workload workload_fuzz = {
 	.name = "fuzz",
 	.help = "random page-table and lifecycle operations checked against a model (ptelab check)",
 	.measured = "the whole run",
-	.opts = RUN_OPT_FOLIO_SIZE | RUN_OPT_ITERATIONS | RUN_OPT_VARIANT | RUN_OPT_INTERLEAVE,
+	.opts = RUN_OPT_FOLIO_SIZE | RUN_OPT_ITERATIONS | RUN_OPT_VARIANT | RUN_OPT_INTERLEAVE |
+		RUN_OPT_FIRST_SEQUENCE | RUN_OPT_MINIMISE,
 	.default_size = FUZZ_SIZE,
 	.default_folio_size = SZ_64K,
 	.variants = "lifecycle|pte-only",

@@ -26,6 +26,8 @@ struct run_result {
 	int nr_extra;
 	const char *extra_name[RUN_MAX_EXTRA];
 	double extra_val[RUN_MAX_EXTRA];
+	/* text for the report: fuzz's minimised trace, one operation per line */
+	char text[6144];
 	/*
 	 * Workloads timed on the discrete-event engine (sim/): modelled_ns is
 	 * theirs (a phase's makespan), not the measured events times costs.
@@ -54,6 +56,8 @@ enum run_opt {
 	RUN_OPT_VCPUS = 1 << 7,
 	RUN_OPT_HOST_MEMORY = 1 << 8,
 	RUN_OPT_INTERLEAVE = 1 << 9,
+	RUN_OPT_FIRST_SEQUENCE = 1 << 10,
+	RUN_OPT_MINIMISE = 1 << 11,
 };
 
 struct workload {

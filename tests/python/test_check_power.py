@@ -79,16 +79,27 @@ def test_check_catches(tmp_path, name):
     tree = mutant_tree(tmp_path, name)
     p = run("check", "--impl", f"tree:{tree}", "--sequences", "4", "--json", timeout=900)
     assert p.returncode == 1, p.stderr[-2000:]
-    runs = [json.loads(l) for l in p.stdout.splitlines() if l.startswith('{"workload"')]
-    assert len(runs) == 80
+    rows = [json.loads(l)["row"] for l in p.stdout.splitlines() if l.startswith('{"row"')]
+    assert len(rows) == 80
     found = set()
-    for r in runs:
-        found |= kinds(r["invariants"]["violations"])
+    for r in rows:
+        found |= set(r["counts"])
     assert found & MUTANTS[name][2], found
-    # a finding names addresses and entries, never host pointers
-    for r in runs:
-        for v in r["invariants"]["violations"]:
-            assert not re.search(r"0x7f[0-9a-f]{10}", v), v
+    # a finding names addresses and entries, never host pointers; every
+    # failing row has a reproducer of one sequence, the first rows a trace
+    failing = [r for r in rows if r["violations"] or r["finding"]]
+    for r in failing:
+        assert not re.search(r"0x7f[0-9a-f]{10}", r["first"]), r["first"]
+        assert r["reproducer"].startswith("ptelab run fuzz ")
+    traced = [r for r in failing if r["trace"]]
+    assert traced or all(r["finding"] for r in failing)
+    for r in traced:
+        # shrunk, or why not (a sequence may fail only after the unit's earlier ones)
+        m = re.match(r"sequence \d+: (\d+) of 2000 operations", r["trace"][0])
+        assert m or r["trace"][0].startswith(("no sequence", "sequence")), r["trace"][0]
+        if m:
+            n = int(m.group(1))
+            assert n < 2000 and len(r["trace"]) >= n + 1
 
 
 @needs_73
