@@ -435,6 +435,8 @@ int cmd_check(int argc, char **argv)
 		fprintf(stderr, "ptelab: error: out of host memory\n");
 		return 2;
 	}
+	/* a worker that died must be an error to report, not a signal that kills check */
+	signal(SIGPIPE, SIG_IGN);
 	for (long j = 0; j < jobs; j++) {
 		if (worker_start(&ws[j], specs, nr_specs, seqs)) {
 			fprintf(stderr, "ptelab: error: cannot start worker processes: %s\n", strerror(errno));
