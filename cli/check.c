@@ -259,21 +259,6 @@ static void row_repro_spec(const struct run_spec *spec, const struct row *r, str
 	}
 }
 
-static void json_trace(FILE *f, const char *text)
-{
-	fprintf(f, "[");
-	for (int i = 0; *text; i++) {
-		size_t n = strcspn(text, "\n");
-		char line[256];
-
-		snprintf(line, sizeof(line), "%.*s", (int)min(n, sizeof(line) - 1), text);
-		fprintf(f, "%s", i ? ", " : "");
-		json_string(f, line);
-		text += n + (text[n] == '\n');
-	}
-	fprintf(f, "]");
-}
-
 static int parse_shard(const char *v, u64 *k, u64 *n)
 {
 	char *end;
@@ -573,7 +558,7 @@ int cmd_check(int argc, char **argv)
 				printf("null");
 			printf(", \"trace\": ");
 			if (r->trace[0])
-				json_trace(stdout, r->trace);
+				json_lines(stdout, r->trace);
 			else
 				printf("null");
 			printf("}}\n");
@@ -665,7 +650,7 @@ int cmd_check(int argc, char **argv)
 			json_string(stdout, repro);
 			printf(", \"trace\": ");
 			if (rows[i].trace[0])
-				json_trace(stdout, rows[i].trace);
+				json_lines(stdout, rows[i].trace);
 			else
 				printf("null");
 			printf("}");

@@ -79,6 +79,8 @@ int run_spec_execute(struct run_spec *s, struct run_out *o, char *err, size_t er
 void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o);
 /* str as a JSON string, quoted and escaped */
 void json_string(FILE *f, const char *str);
+/* text's lines as a JSON array of strings */
+void json_lines(FILE *f, const char *text);
 void print_run_table(FILE *f, const struct run_spec *s, const struct run_out *o);
 /* The command line that reruns exactly this run, shell-quoted. */
 #define REPRODUCER_MAX 16384 /* a tree path is at most PATH_MAX (4096), quoted */

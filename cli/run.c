@@ -719,19 +719,8 @@ void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o)
 	fprintf(f, "}");
 	if (o->r.text[0]) {
 		/* fuzz --minimise: the shrunk trace, a string per line */
-		const char *l = o->r.text;
-
-		fprintf(f, ", \"trace\": [");
-		for (int i = 0; *l; i++) {
-			size_t n = strcspn(l, "\n");
-			char line[256];
-
-			snprintf(line, sizeof(line), "%.*s", (int)min(n, sizeof(line) - 1), l);
-			fprintf(f, "%s", i ? ", " : "");
-			json_str(f, line);
-			l += n + (l[n] == '\n');
-		}
-		fprintf(f, "]");
+		fprintf(f, ", \"trace\": ");
+		json_lines(f, o->r.text);
 	}
 	if (o->r.nr_profile) {
 		/* perf report --children of one agent class: inclusive shares of its CPU time */
@@ -756,6 +745,21 @@ void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o)
 		json_str(f, o->viol.msg[i]);
 	}
 	fprintf(f, "]}}\n");
+}
+
+void json_lines(FILE *f, const char *text)
+{
+	fprintf(f, "[");
+	for (int i = 0; *text; i++) {
+		size_t n = strcspn(text, "\n");
+		char line[256];
+
+		snprintf(line, sizeof(line), "%.*s", (int)min(n, sizeof(line) - 1), text);
+		fprintf(f, "%s", i ? ", " : "");
+		json_str(f, line);
+		text += n + (text[n] == '\n');
+	}
+	fprintf(f, "]");
 }
 
 void print_finding(FILE *f, const struct run_spec *s, const struct run_out *o)
