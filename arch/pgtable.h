@@ -48,6 +48,7 @@ static inline pte_t ptep_get(pte_t *ptep)
 	pte_t pte = arch->pte.ptep_get(ptep);
 
 	pte_op_count(PTE_OP_ptep_get, ptep);
+	pte_op_return(PTE_OP_ptep_get, pte_val(pte));
 	oracle_check_read(ptep, pte, shadow, "ptep_get");
 	return pte;
 }
@@ -58,8 +59,22 @@ static inline pte_t ptep_get_lockless(pte_t *ptep)
 	pte_t pte = arch->pte.ptep_get_lockless(ptep);
 
 	pte_op_count(PTE_OP_ptep_get_lockless, ptep);
+	pte_op_return(PTE_OP_ptep_get_lockless, pte_val(pte));
 	oracle_check_read(ptep, pte, shadow, "ptep_get_lockless");
 	return pte;
+}
+
+/*
+ * A lockless reader racing a writer (hw/interleave.h): the writer is
+ * mid-update, so the oracle's "nothing lost" does not apply yet; what it
+ * returned is checked when the writer's operation ends (arch/postcond.c).
+ */
+static inline u64 ptep_get_lockless_racing(u64 *ptep)
+{
+	pte_t pte = arch->pte.ptep_get_lockless((pte_t *)ptep);
+
+	pte_op_count(PTE_OP_ptep_get_lockless, (pte_t *)ptep);
+	return pte_val(pte);
 }
 
 static inline void set_ptes(struct mm_struct *mm, unsigned long addr,
@@ -103,6 +118,7 @@ static inline pte_t get_and_clear_full_ptes(struct mm_struct *mm,
 	pte_op_count(PTE_OP_get_and_clear_full_ptes, ptep);
 	postcond_start(&pc, "get_and_clear_full_ptes", mm, addr, ptep, nr, false);
 	pte = arch->pte.get_and_clear_full_ptes(mm, addr, ptep, nr, full);
+	pte_op_return(PTE_OP_get_and_clear_full_ptes, pte_val(pte));
 	oracle_report(ptep, nr, pte_young(pte), pte_dirty(pte), true, true,
 		      false, "get_and_clear_full_ptes");
 	postcond_cleared(&pc);
@@ -119,6 +135,7 @@ static inline pte_t ptep_get_and_clear_full(struct mm_struct *mm,
 	pte_op_count(PTE_OP_ptep_get_and_clear_full, ptep);
 	postcond_start(&pc, "ptep_get_and_clear_full", mm, addr, ptep, 1, false);
 	pte = arch->pte.ptep_get_and_clear_full(mm, addr, ptep, full);
+	pte_op_return(PTE_OP_ptep_get_and_clear_full, pte_val(pte));
 	oracle_report(ptep, 1, pte_young(pte), pte_dirty(pte), true, true,
 		      false, "ptep_get_and_clear_full");
 	postcond_cleared(&pc);
@@ -152,6 +169,7 @@ static inline int ptep_test_and_clear_young(struct vm_area_struct *vma,
 	postcond_start(&pc, "ptep_test_and_clear_young", vma ? vma->vm_mm : NULL, addr, ptep, 1, false);
 	young = arch->pte.ptep_test_and_clear_young(vma, addr, ptep);
 	young_cost_end(c);
+	pte_op_return(PTE_OP_ptep_test_and_clear_young, (u64)young);
 	oracle_report(ptep, 1, young, false, true, false, true,
 		      "ptep_test_and_clear_young");
 	postcond_young_cleared(&pc, vma ? vma->vm_mm : NULL, young, false);
@@ -169,6 +187,7 @@ static inline int ptep_clear_flush_young(struct vm_area_struct *vma,
 	postcond_start(&pc, "ptep_clear_flush_young", vma ? vma->vm_mm : NULL, addr, ptep, 1, true);
 	young = arch->pte.ptep_clear_flush_young(vma, addr, ptep);
 	young_cost_end(c);
+	pte_op_return(PTE_OP_ptep_clear_flush_young, (u64)young);
 	oracle_report(ptep, 1, young, false, true, false, true,
 		      "ptep_clear_flush_young");
 	postcond_young_cleared(&pc, vma ? vma->vm_mm : NULL, young, true);
@@ -187,6 +206,7 @@ static inline bool test_and_clear_young_ptes(struct vm_area_struct *vma,
 	postcond_start(&pc, "test_and_clear_young_ptes", vma ? vma->vm_mm : NULL, addr, ptep, nr, false);
 	young = arch->pte.test_and_clear_young_ptes(vma, addr, ptep, nr);
 	young_cost_end(c);
+	pte_op_return(PTE_OP_test_and_clear_young_ptes, (u64)young);
 	oracle_report(ptep, nr, young, false, true, false, true,
 		      "test_and_clear_young_ptes");
 	postcond_young_cleared(&pc, vma ? vma->vm_mm : NULL, young, false);
@@ -205,6 +225,7 @@ static inline bool clear_flush_young_ptes(struct vm_area_struct *vma,
 	postcond_start(&pc, "clear_flush_young_ptes", vma ? vma->vm_mm : NULL, addr, ptep, nr, true);
 	young = arch->pte.clear_flush_young_ptes(vma, addr, ptep, nr);
 	young_cost_end(c);
+	pte_op_return(PTE_OP_clear_flush_young_ptes, (u64)young);
 	oracle_report(ptep, nr, young, false, true, false, true,
 		      "clear_flush_young_ptes");
 	postcond_young_cleared(&pc, vma ? vma->vm_mm : NULL, young, true);
@@ -251,6 +272,7 @@ static inline int ptep_set_access_flags(struct vm_area_struct *vma,
 	pte_op_count(PTE_OP_ptep_set_access_flags, ptep);
 	postcond_start(&pc, "ptep_set_access_flags", vma ? vma->vm_mm : NULL, addr, ptep, 1, false);
 	changed = arch->pte.ptep_set_access_flags(vma, addr, ptep, entry, dirty);
+	pte_op_return(PTE_OP_ptep_set_access_flags, (u64)changed);
 	/* x86 leaves young to the hardware: track only what was written */
 	oracle_set(ptep, 1, pte_young(entry) && hw_cont_gather_young(&ptep->pte),
 		   pte_dirty(entry) && hw_cont_gather_dirty(&ptep->pte));
@@ -266,8 +288,11 @@ static inline unsigned int arch_cont_ptes(void)
 
 static inline unsigned int pte_batch_hint(pte_t *ptep, pte_t pte)
 {
+	unsigned int nr = arch->pte.pte_batch_hint(ptep, pte);
+
 	pte_op_count(PTE_OP_pte_batch_hint, ptep);
-	return arch->pte.pte_batch_hint(ptep, pte);
+	pte_op_return(PTE_OP_pte_batch_hint, nr);
+	return nr;
 }
 
 /*

@@ -38,6 +38,7 @@ void postcond_start(struct postcond *pc, const char *op, struct mm_struct *mm,
 	pc->nr = nr;
 	pc->hw_updates = hw_events.v[EV_hw_update];
 	pc->edge_nr[0] = pc->edge_nr[1] = 0;
+	pc->snap_nr = 0;
 	if (young_map) {
 		struct hw_gather_cache gc = { 0 };
 
@@ -60,6 +61,42 @@ void postcond_start(struct postcond *pc, const char *op, struct mm_struct *mm,
 	for (int e = 0; e < 2; e++)
 		for (unsigned int i = 0; i < pc->edge_nr[e]; i++)
 			pc->edge_val[e][i] = raw(&pc->edge[e][i]);
+	if (hw_interleave.on && hw_interleave.reader && mm) {
+		hw_interleave.nr_read = 0;
+		pc->snap_start = first;
+		pc->snap_nr = (unsigned int)min((u64)(last_end - first), (u64)ARRAY_SIZE(pc->snap));
+		for (unsigned int i = 0; i < pc->snap_nr; i++)
+			pc->snap[i] = raw(&first[i]);
+	}
+}
+
+/* What lockless readers returned while the operation ran. */
+static void readers_saw(const struct postcond *pc)
+{
+	struct hw_interleave *il = &hw_interleave;
+
+	if (!pc->snap_nr)
+		return;
+	for (int r = 0; r < il->nr_read; r++) {
+		long i = (pte_t *)il->read_ptep[r] - pc->snap_start;
+		u64 v = il->read_val[r], was, now;
+
+		if (i < 0 || i >= (long)pc->snap_nr || !arch->pte_present(__pte(v)))
+			continue;
+		was = pc->snap[i];
+		now = raw((pte_t *)il->read_ptep[r]);
+		if ((FMT->desc_leaf(was, 3) && FMT->desc_pfn(was) == arch->pte_pfn(__pte(v))) ||
+		    (FMT->desc_leaf(now, 3) && FMT->desc_pfn(now) == arch->pte_pfn(__pte(v))))
+			continue;
+		hw_violation(VIOL_POSTCOND, "ptep_get_lockless racing %s(va %#lx, nr %u) returned pte "
+			     "%#llx for %s, which mapped pfn %#llx before and pfn %#llx after",
+			     pc->op, pc->addr, pc->nr, (unsigned long long)v,
+			     hw_ptep_name(il->read_ptep[r]),
+			     (unsigned long long)(FMT->desc_leaf(was, 3) ? FMT->desc_pfn(was) : 0),
+			     (unsigned long long)(FMT->desc_leaf(now, 3) ? FMT->desc_pfn(now) : 0));
+		break;
+	}
+	il->nr_read = 0;
 }
 
 static bool hw_acted(const struct postcond *pc)
@@ -81,6 +118,7 @@ static void blocks_whole(const struct postcond *pc)
 {
 	unsigned int n = cont_n();
 
+	readers_saw(pc);
 	if (!n)
 		return;
 	for (pte_t *b = block_start(pc->ptep); b < pc->ptep + pc->nr; b += n) {

@@ -13,7 +13,10 @@
  * and for every op that writes: contiguous blocks at the edges of the
  * range are whole and consistent (its neighbours kept their frames).
  * The hardware may set young/dirty during an operation (interleaving):
- * then the "reads old/clean" parts do not apply.
+ * then the "reads old/clean" parts do not apply. A lockless reader that
+ * raced the operation (hw/interleave.h) must have seen an entry absent
+ * or mapping the frame it mapped before or after the call, never a torn
+ * or foreign one.
  */
 #ifndef PTELAB_ARCH_POSTCOND_H
 #define PTELAB_ARCH_POSTCOND_H
@@ -33,6 +36,13 @@ struct postcond {
 	pte_t *edge[2];
 	u64 edge_val[2][16];
 	unsigned int edge_nr[2];
+	/*
+	 * With agents acting inside operations: the range's blocks before
+	 * the call, for what a lockless reader racing it may return.
+	 */
+	pte_t *snap_start;
+	unsigned int snap_nr;
+	u64 snap[512 + 2 * 16];
 };
 
 /* Also tells hw/interleave.h which block the operation works on. */

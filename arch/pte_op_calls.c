@@ -17,8 +17,12 @@ const char *const pte_op_result_keys[NR_PTE_OPS][2] = {
 };
 
 u64 pte_op_calls[NR_PTE_OPS][2];
+bool pte_op_digest_on;
+u64 pte_op_digest;
 
 void pte_op_calls_reset(void)
 {
 	memset(pte_op_calls, 0, sizeof(pte_op_calls));
+	pte_op_digest_on = false;
+	pte_op_digest = 0;
 }

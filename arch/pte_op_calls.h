@@ -3,7 +3,7 @@
  * How often each public PTE operation was called, on an entry of a
  * contiguous block or not (the branch contpte takes differs): what
  * `ptelab check` prints as coverage and fails on when an op a backend
- * exports was never reached.
+ * exports was never reached; and what the calls returned.
  */
 #ifndef PTELAB_ARCH_PTE_OP_CALLS_H
 #define PTELAB_ARCH_PTE_OP_CALLS_H
@@ -40,5 +40,19 @@ extern const char *const pte_op_result_keys[NR_PTE_OPS][2];
 extern u64 pte_op_calls[NR_PTE_OPS][2];
 
 void pte_op_calls_reset(void);
+
+/*
+ * check --diff: a digest of every value the ops return (young, gathered
+ * entries, changed, batch hints), in call order, to compare two
+ * backends on the same sequences. Off unless a workload turns it on.
+ */
+extern bool pte_op_digest_on;
+extern u64 pte_op_digest;
+
+static inline void pte_op_return(enum pte_op op, u64 v)
+{
+	if (__builtin_expect(pte_op_digest_on, 0))
+		pte_op_digest = (pte_op_digest ^ (v * 0x9E3779B97F4A7C15ULL + (u64)op)) * 0x100000001b3ULL;
+}
 
 #endif

@@ -31,6 +31,7 @@
 #include "arch/pte_op_calls.h"
 #include "cli/cli.h"
 #include "hw/invariants.h"
+#include "workloads/explore.h"
 
 /* The machines every backend is checked on (arm64; x86 runs the first). */
 static const struct check_machine {
@@ -56,8 +57,9 @@ static int impl_of(const char *const *names, int nr, const char *impl)
 	return 0;
 }
 
-/* Sequences per unit of work. */
+/* Sequences per unit of work (fuzz); explore: one scenario. */
 #define UNIT_SEQS 8
+static u64 unit_seqs = UNIT_SEQS;
 /* Failing configurations whose first failing sequence is minimised. */
 #define MINIMISE_ROWS 8
 
@@ -124,14 +126,14 @@ static bool full_io(int fd, void *buf, size_t n, bool wr)
 	return true;
 }
 
-/* Unit u: configuration u % nr, sequences from (u / nr) * UNIT_SEQS. */
+/* Unit u: configuration u % nr, sequences from (u / nr) * unit_seqs. */
 static void unit_spec(const struct run_spec *specs, int nr, u64 seqs, u64 u, struct run_spec *s)
 {
 	u64 j = u / (u64)nr;
 
 	*s = specs[u % (u64)nr];
-	s->p.first_sequence = j * UNIT_SEQS;
-	s->p.iterations = min((u64)UNIT_SEQS, seqs - j * UNIT_SEQS);
+	s->p.first_sequence = j * unit_seqs;
+	s->p.iterations = min(unit_seqs, seqs - j * unit_seqs);
 	s->set |= RUN_OPT_FIRST_SEQUENCE;
 }
 
@@ -275,14 +277,18 @@ int cmd_check(int argc, char **argv)
 {
 	static const char *const policies[] = { "accessed", "first", "random", "adversarial" };
 	static const u64 folios[] = { 16UL << 10, SZ_64K, 256UL << 10, SZ_2M };
+	/* explore: the policies that differ most, folios smaller than, one and four blocks */
+	static const unsigned int explore_policies[] = { HW_POLICY_ACCESSED, HW_POLICY_ADVERSARIAL };
+	static const u64 explore_folios[] = { SZ_64K, 16UL << 10, 256UL << 10 };
 	static struct run_spec specs[MAX_IMPLS * CHECK_CONFIGS];
 	static unsigned int machine_of[MAX_IMPLS * CHECK_CONFIGS];
 	static struct row rows[MAX_IMPLS * CHECK_CONFIGS];
 	static u64 calls[MAX_IMPLS][NR_PTE_OPS][2];
-	const char *impls = "ref", *arch_name = "arm64";
+	const char *impls = "ref", *arch_name = "arm64", *diff = NULL;
+	bool impl_set = false, campaign_set = false;
 	u64 seqs = 8, seed = 1, timeout = DEFAULT_TIMEOUT_S, budget_s = 0, shard_k = 0, shard_n = 1;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
-	bool timeout_set = false, seqs_set = false, json = false;
+	bool timeout_set = false, seqs_set = false, json = false, explore = false;
 	int bad = 0, nr_specs = 0, rc = 0;
 	char err[512];
 
@@ -294,16 +300,24 @@ int cmd_check(int argc, char **argv)
 			json = true;
 			continue;
 		}
+		if (!strcmp(a, "--explore")) {
+			explore = true;
+			continue;
+		}
 		if (!strcmp(a, "--sanitize"))
 			continue; /* handled in main */
 		if (!v || strncmp(a, "--", 2)) {
-			fprintf(stderr, "ptelab: error: check takes --impl, --arch, --sequences, --seed, "
-					"--time, --jobs, --shard K/N, --timeout, --sanitize, --json\n");
+			fprintf(stderr, "ptelab: error: check takes --impl, --arch, --explore, --diff A,B, "
+					"--sequences, --seed, --time, --jobs, --shard K/N, --timeout, --sanitize, "
+					"--json\n");
 			return 2;
 		}
 		i++;
 		if (!strcmp(a, "--impl")) {
 			impls = v;
+			impl_set = true;
+		} else if (!strcmp(a, "--diff")) {
+			diff = v;
 		} else if (!strcmp(a, "--arch")) {
 			arch_name = v;
 		} else if (!strcmp(a, "--shard")) {
@@ -313,6 +327,7 @@ int cmd_check(int argc, char **argv)
 				return 2;
 			}
 			shard_k--;
+			campaign_set = true;
 		} else if (!strcmp(a, "--sequences") || !strcmp(a, "--seed") || !strcmp(a, "--timeout") ||
 			   !strcmp(a, "--time") || !strcmp(a, "--jobs")) {
 			u64 n;
@@ -337,9 +352,9 @@ int cmd_check(int argc, char **argv)
 			else if (!strcmp(a, "--seed"))
 				seed = n;
 			else if (!strcmp(a, "--time"))
-				budget_s = n;
+				budget_s = n, campaign_set = true;
 			else if (!strcmp(a, "--jobs"))
-				jobs = (long)n;
+				jobs = (long)n, campaign_set = true;
 			else
 				timeout = n, timeout_set = true;
 		} else {
@@ -347,11 +362,27 @@ int cmd_check(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (diff) {
+		if (impl_set || explore || campaign_set) {
+			fprintf(stderr, "ptelab: error: --diff A,B names the two backends itself and runs "
+				"on one core: drop --impl, --explore, --time, --jobs and --shard\n");
+			return 2;
+		}
+		return cmd_check_diff(diff, arch_name, seqs, seed, timeout, timeout_set, json);
+	}
 	if (jobs < 1)
 		jobs = 1;
 	/* a time budget alone: as many sequences as fit */
 	if (budget_s && !seqs_set)
 		seqs = ~0ULL / 2;
+	/* explore: a unit is one scenario of the catalogue, all of it by default */
+	if (explore) {
+		unit_seqs = 1;
+		if (!seqs_set || seqs > explore_nr_scenarios)
+			seqs = explore_nr_scenarios;
+	}
+	unsigned int nr_pol = explore ? ARRAY_SIZE(explore_policies) : ARRAY_SIZE(policies);
+	unsigned int nr_fol = explore ? ARRAY_SIZE(explore_folios) : ARRAY_SIZE(folios);
 
 	char list[4096];
 	const char *names[MAX_IMPLS];
@@ -365,25 +396,26 @@ int cmd_check(int argc, char **argv)
 	/* every configuration is checked (and every backend built) first */
 	for (int i = 0; i < nr; i++) {
 		for (unsigned int m = 0; m < ARRAY_SIZE(machines); m++) {
-			for (unsigned int p = 0; p < ARRAY_SIZE(policies); p++) {
-				for (unsigned int f = 0; f < ARRAY_SIZE(folios); f++) {
+			for (unsigned int p = 0; p < nr_pol; p++) {
+				for (unsigned int f = 0; f < nr_fol; f++) {
 					struct run_spec *s = &specs[nr_specs];
 
 					machine_of[nr_specs++] = m;
-					run_spec_defaults(s, workload_by_name("fuzz"));
+					run_spec_defaults(s, workload_by_name(explore ? "explore" : "fuzz"));
 					s->p.impl = names[i];
 					s->p.arch = arch_name;
-					s->p.iterations = UNIT_SEQS;
+					s->p.iterations = unit_seqs;
 					s->p.seed = seed;
-					s->p.folio_size = folios[f];
-					s->p.policy = (enum hw_cont_policy)p;
+					s->p.folio_size = explore ? explore_folios[f] : folios[f];
+					s->p.policy = (enum hw_cont_policy)(explore ? explore_policies[p] : p);
 					if (!x86) {
 						s->p.hafdbs = machines[m].hafdbs;
 						s->p.tlb_sticky = machines[m].sticky;
 						s->p.bbml2 = machines[m].bbml2;
 						s->p.walkers = machines[m].walkers;
 					}
-					s->p.interleave = machines[m].interleave;
+					/* explore places its own actions, one per run */
+					s->p.interleave = explore ? 0 : machines[m].interleave;
 					if (s->p.interleave)
 						s->set |= RUN_OPT_INTERLEAVE;
 					s->timeout_s = (unsigned int)timeout;
@@ -407,7 +439,7 @@ int cmd_check(int argc, char **argv)
 	}
 
 	/* the campaign: units to workers as they come free */
-	u64 per_config = (seqs + UNIT_SEQS - 1) / UNIT_SEQS;
+	u64 per_config = (seqs + unit_seqs - 1) / unit_seqs;
 	u64 total = per_config > ~0ULL / (u64)nr_specs ? ~0ULL - 1 : per_config * (u64)nr_specs;
 	u64 next = 0, done = 0, ops = 0, nseqs = 0, findings = 0;
 	double start = now_s(), cpu_s = 0, last_progress = start;
@@ -487,9 +519,10 @@ int cmd_check(int argc, char **argv)
 		}
 		if (now_s() - last_progress > (tty ? 0.2 : 10)) {
 			last_progress = now_s();
-			fprintf(stderr, "%scheck: %llu units, %llu sequences, %llu operations, %llu failing "
+			fprintf(stderr, "%scheck: %llu units, %llu %s, %llu %s, %llu failing "
 				"configurations, %.0f s%s", tty ? "\r" : "", (unsigned long long)done,
-				(unsigned long long)nseqs, (unsigned long long)ops,
+				(unsigned long long)nseqs, explore ? "scenarios" : "sequences",
+				(unsigned long long)ops, explore ? "runs" : "operations",
 				(unsigned long long)findings, now_s() - start, tty ? "" : "\n");
 		}
 	}
@@ -658,8 +691,10 @@ int cmd_check(int argc, char **argv)
 		printf("], \"all_called\": %s, \"ok\": %s}}\n", all_called ? "true" : "false",
 		       bad ? "false" : "true");
 	} else {
-		printf("\n%llu sequences, %llu operations in %.1f s on %ld jobs: %.0f operations/s per core\n",
-		       (unsigned long long)nseqs, (unsigned long long)ops, wall, jobs, per_core);
+		printf("\n%llu %s, %llu %s in %.1f s on %ld jobs: %.0f %s/s per core\n",
+		       (unsigned long long)nseqs, explore ? "scenarios" : "sequences",
+		       (unsigned long long)ops, explore ? "runs" : "operations", wall, jobs, per_core,
+		       explore ? "runs" : "operations");
 		printf("%s\n", bad ? "invariants VIOLATED (or an operation never called)" :
 				     "all invariants held");
 	}

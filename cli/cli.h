@@ -96,6 +96,9 @@ int split_impls(const char *list, char *buf, size_t buflen, const char **names, 
 		char *err, size_t errlen);
 
 int cmd_reproduce(int argc, char **argv);
+/* check --diff A,B (cli/check_diff.c), the options check parsed */
+int cmd_check_diff(const char *pair, const char *arch_name, u64 seqs, u64 seed, u64 timeout,
+		   bool timeout_set, bool json);
 int cmd_check(int argc, char **argv);
 
 /* Published figures (data/published.tsv), shown only as "published". */

@@ -89,7 +89,7 @@ u64 hw_random(void)
 
 void hw_tlbi_va(int asid, u64 va, bool broadcast, int cpu)
 {
-	hw_interleave_point(NULL); /* just before the invalidation */
+	hw_interleave_point(NULL, IL_TLBI); /* just before the invalidation */
 	hw_count(broadcast ? EV_tlbi_page : EV_tlbi_local, 1);
 	for_each_target_cpu(c, broadcast, cpu)
 		hw_tlb_inval(&hw_machine.cpu[c].tlb, asid, ALIGN_DOWN(va, PAGE_SIZE),
@@ -98,7 +98,7 @@ void hw_tlbi_va(int asid, u64 va, bool broadcast, int cpu)
 
 void hw_tlbi_range(int asid, u64 start, u64 end, bool broadcast, int cpu)
 {
-	hw_interleave_point(NULL); /* just before the invalidation */
+	hw_interleave_point(NULL, IL_TLBI); /* just before the invalidation */
 	hw_count(EV_tlbi_range, 1);
 	for_each_target_cpu(c, broadcast, cpu)
 		hw_tlb_inval(&hw_machine.cpu[c].tlb, asid, start, end);
@@ -106,7 +106,7 @@ void hw_tlbi_range(int asid, u64 start, u64 end, bool broadcast, int cpu)
 
 void hw_tlbi_asid(int asid, bool broadcast, int cpu)
 {
-	hw_interleave_point(NULL); /* just before the invalidation */
+	hw_interleave_point(NULL, IL_TLBI); /* just before the invalidation */
 	hw_count(EV_tlbi_asid, 1);
 	for_each_target_cpu(c, broadcast, cpu)
 		hw_tlb_inval_all(&hw_machine.cpu[c].tlb, asid);
@@ -114,6 +114,6 @@ void hw_tlbi_asid(int asid, bool broadcast, int cpu)
 
 void hw_dsb(void)
 {
-	hw_interleave_point(NULL);
+	hw_interleave_point(NULL, IL_DSB);
 	hw_count(EV_dsb, 1);
 }

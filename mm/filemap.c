@@ -158,12 +158,19 @@ vm_fault_t filemap_fault(struct vm_fault *vmf)
 		nr = 1;
 	}
 	spinlock_t *ptl;
+fallback:
 	ptep = pte_offset_map_lock(vma->vm_mm, pmdp, start, &ptl);
 	for (u64 i = 0; i < nr; i++) {
-		if (!pte_none(ptep_get(ptep + i))) {
-			pte_unmap_unlock(ptep, ptl);
+		if (pte_none(ptep_get(ptep + i)))
+			continue;
+		pte_unmap_unlock(ptep, ptl);
+		if (nr == 1)
 			return VM_FAULT_NOPAGE; /* raced with another fault: nothing to do */
-		}
+		/* part of the folio is still mapped (a partial zap): this page alone (needs_fallback) */
+		start = addr;
+		first = pgoff;
+		nr = 1;
+		goto fallback;
 	}
 	struct page *page = folio_page(folio, (long)(first - folio->page.index));
 	folio_ref_add(folio, (int)nr);

@@ -37,6 +37,9 @@ int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
 #define MADV_FREE 8
 #define MADV_COLD 20
 int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int advice);
+/* mremap(old_addr, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, new_addr) (mm/mremap.c); -1 if refused */
+int do_mremap_fixed(struct mm_struct *mm, unsigned long old_addr, unsigned long len,
+		    unsigned long new_addr);
 
 /* mlock (mm/mlock.c) and GUP (mm/gup.c) */
 int do_mlock(struct mm_struct *mm, unsigned long start, unsigned long len, bool lock);

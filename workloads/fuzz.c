@@ -61,6 +61,14 @@ static bool raced[P_PAGES];
 
 static struct mm_struct *fuzz_mm;
 
+/*
+ * --variant differential (check --diff): every TLB forgotten after each
+ * operation, so what the hardware does depends on the page tables alone
+ * and two backends see the same walks; the final tables are digested.
+ */
+static bool fuzz_differential;
+static u64 fuzz_tables_digest;
+
 /* Any agent's store to the sequence's mm that succeeded, also inside kernel operations. */
 static void fuzz_store(const struct hw_cpu *cpu, u64 va)
 {
@@ -308,6 +316,26 @@ static void fuzz_op_run(struct fuzz *t_, const struct fuzz_op *op, int order,
 		} else if (k < 111) {
 			DESC("madvise va %#lx pages %llu MADV_COLD", a, (unsigned long long)n);
 			do_madvise(t.mm, a, len, MADV_COLD);
+		} else if (k >= 112) {
+			/*
+			 * mremap the span further up, mostly to an address whose
+			 * alignment in a block differs from its frames'; the hole
+			 * it leaves is mapped again
+			 */
+			u64 to = page + n + 1 + rnd(64);
+
+			DESC("mremap va %#lx pages %llu to va %#llx; mmap the old range again", a,
+			     (unsigned long long)n, VA(to));
+			if (to + n <= P_PAGES && !do_mremap_fixed(t.mm, a, len, T_BASE + to * PAGE_SIZE)) {
+				for (u64 i = 0; i < n; i++) {
+					/* a moved batch carries its folio's dirty to every entry */
+					written[to + i] = written[page + i];
+					cleaned[to + i] = false;
+					raced[to + i] = raced[page + i];
+					written[page + i] = cleaned[page + i] = raced[page + i] = false;
+				}
+				(void)mmap_anon(t.mm, a, len, VM_READ | VM_WRITE, order, false);
+			}
 		} else {
 			DESC("mlock va %#lx pages %llu, munlock", a, (unsigned long long)n);
 			/* population is a write access (FOLL_WRITE): it may dirty */
@@ -335,7 +363,7 @@ static void fuzz_draw(u64 seed, int nr_ops, bool lifecycle, struct fuzz_op *ops)
 	for (int i = 0; i < nr_ops; i++) {
 		struct fuzz_op *op = &ops[i];
 
-		op->k = (u8)rnd(lifecycle ? 124 : 112);
+		op->k = (u8)rnd(lifecycle ? 126 : 112);
 		op->cpu = (u8)rnd(2);
 		/* near one block for a while, so operations meet on the same entries */
 		if (rnd(32) == 0)
@@ -371,6 +399,8 @@ static void fuzz_run_ops(u64 seed, int order, const struct fuzz_op *ops, int nr_
 		hw_cpu_switch_mm(&hw_machine.cpu[hw_machine.smmu], t.mm->pgd, t.mm->context.asid);
 	fuzz_mm = t.mm;
 	hw_interleave.on_store = fuzz_store;
+	hw_interleave.reader = ptep_get_lockless_racing;
+	hw_interleave_random();
 	hw_interleave.on = hw_interleave.chance > 0;
 	for (u64 i = 0; i < P_PAGES; i++)
 		written[i] = cleaned[i] = raced[i] = false;
@@ -382,6 +412,9 @@ static void fuzz_run_ops(u64 seed, int order, const struct fuzz_op *ops, int nr_
 		fuzz_op_run(&t, &ops[i], order, file);
 		if (trace)
 			fprintf(trace, "%s\n", d);
+		if (fuzz_differential)
+			for (int a = 0; a < hw_machine.nr_agents; a++)
+				hw_tlb_inval_all(&hw_machine.cpu[a].tlb, -1);
 	}
 	fuzz_desc = NULL;
 	flush_tlb_mm(t.mm);
@@ -407,6 +440,14 @@ static void fuzz_run_ops(u64 seed, int order, const struct fuzz_op *ops, int nr_
 		if (present && all_clean && pte_dirty(ptep_get(p)))
 			hw_violation(VIOL_OTHER, "fuzz: page %llu reads dirty though its block was cleaned and not stored to",
 				     (unsigned long long)i);
+	}
+	if (fuzz_differential) {
+		for (u64 va = T_BASE; va < F_BASE + F_PAGES * PAGE_SIZE; va += PAGE_SIZE) {
+			pmd_t *pmd = pmd_walk(t.mm, va);
+			u64 v = pmd && pmd_table(*pmd) ? pte_offset_map(pmd, va)->pte : 0;
+
+			fuzz_tables_digest = (fuzz_tables_digest ^ (v + va)) * 0x100000001b3ULL;
+		}
 	}
 	mmput(t.mm);
 	address_space_destroy(file);
@@ -575,11 +616,16 @@ static int fuzz_run(const struct run_params *p, struct run_result *r, char *err,
 {
 	u64 seqs = p->iterations ? p->iterations : 16;
 	bool lifecycle = !p->variant || strcmp(p->variant, "pte-only");
+	/* digests fit a JSON number exactly: 52 bits */
+	const u64 mask = (1ULL << 52) - 1;
 	int order = lab_folio_order(p->folio_size);
 	double failing = -1;
 
 	if (lab_machine_setup(p, FUZZ_PAGES * 2 + 8192, err, errlen))
 		return -1;
+	fuzz_differential = p->variant && !strcmp(p->variant, "differential");
+	fuzz_tables_digest = 0;
+	pte_op_digest_on = fuzz_differential;
 	if (p->minimise) {
 		fuzz_minimise(p, order, lifecycle, seqs, r);
 		seqs = 0;
@@ -599,6 +645,11 @@ static int fuzz_run(const struct run_params *p, struct run_result *r, char *err,
 	/* the reproducer of the first one: --first-sequence N --iterations 1 */
 	run_result_add(r, "first_failing_sequence", failing);
 	run_result_add(r, "interleaved_actions", (double)hw_interleave.acted);
+	run_result_add(r, "interleaved_readers_gave_up", (double)hw_interleave.reader_gave_up);
+	if (fuzz_differential) {
+		run_result_add(r, "returns_digest", (double)(pte_op_digest & mask));
+		run_result_add(r, "tables_digest", (double)(fuzz_tables_digest & mask));
+	}
 	/* coverage: calls of each PTE op, and those on a contiguous entry */
 	for (int o = 0; o < NR_PTE_OPS; o++) {
 		run_result_add(r, pte_op_result_keys[o][0], (double)(pte_op_calls[o][0] + pte_op_calls[o][1]));
@@ -616,7 +667,7 @@ const struct workload workload_fuzz = {
 		RUN_OPT_FIRST_SEQUENCE | RUN_OPT_MINIMISE,
 	.default_size = FUZZ_SIZE,
 	.default_folio_size = SZ_64K,
-	.variants = "lifecycle|pte-only",
+	.variants = "lifecycle|pte-only|differential",
 	.default_iterations = 16,
 	.iterations_are = "sequences",
 	.min_cpus = 2,

@@ -11,6 +11,7 @@ extern const struct workload workload_mlock_loop;
 extern const struct workload workload_exit;
 extern const struct workload workload_reclaim_file;
 extern const struct workload workload_fuzz;
+extern const struct workload workload_explore;
 extern const struct workload workload_max_guest_memory;
 
 const struct workload *const workloads[] = {
@@ -20,6 +21,7 @@ const struct workload *const workloads[] = {
 	&workload_exit,
 	&workload_reclaim_file,
 	&workload_fuzz,
+	&workload_explore,
 	&workload_max_guest_memory,
 	NULL,
 };

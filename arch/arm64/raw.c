@@ -14,7 +14,7 @@ static inline u64 *pv(pte_t *ptep)
 static inline pteval_t pte_cmpxchg(pte_t *ptep, pteval_t old, pteval_t new)
 {
 	hw_count(EV_pte_atomic, 1);
-	hw_interleave_point(pv(ptep));
+	hw_interleave_point(pv(ptep), IL_CMPXCHG);
 	__atomic_compare_exchange_n(pv(ptep), &old, new, false, __ATOMIC_RELAXED,
 				    __ATOMIC_RELAXED);
 	return old;
@@ -23,14 +23,14 @@ static inline pteval_t pte_cmpxchg(pte_t *ptep, pteval_t old, pteval_t new)
 pte_t __ptep_get(pte_t *ptep)
 {
 	hw_count(EV_pte_read, 1);
-	hw_interleave_point(pv(ptep));
+	hw_interleave_point(pv(ptep), IL_READ);
 	return __pte(__atomic_load_n(pv(ptep), __ATOMIC_RELAXED));
 }
 
 void __set_pte(pte_t *ptep, pte_t pte)
 {
 	hw_count(EV_pte_write, 1);
-	hw_interleave_point(pv(ptep));
+	hw_interleave_point(pv(ptep), IL_WRITE);
 	__atomic_store_n(pv(ptep), pte_val(pte), __ATOMIC_RELAXED);
 }
 
@@ -60,7 +60,7 @@ pte_t __ptep_get_and_clear(struct mm_struct *mm, unsigned long addr, pte_t *ptep
 	(void)mm;
 	(void)addr;
 	hw_count(EV_pte_atomic, 1);
-	hw_interleave_point(pv(ptep));
+	hw_interleave_point(pv(ptep), IL_XCHG);
 	return __pte(__atomic_exchange_n(pv(ptep), 0, __ATOMIC_RELAXED));
 }
 

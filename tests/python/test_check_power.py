@@ -165,3 +165,121 @@ def test_machine_options_x86_refused():
 def test_interleave_only_for_fuzz():
     p = run("run", "munmap", "--size", "4M", "--interleave", "8")
     assert p.returncode == 2 and "--interleave does not apply to workload munmap" in p.stderr
+
+
+# --- check --explore: every interleaving point of small scenarios --------------------------
+
+def explore_rows(p):
+    return [json.loads(l)["row"] for l in p.stdout.splitlines() if l.startswith('{"row"')]
+
+
+@needs_73
+def test_explore_catches_a_racy_convert(tmp_path):
+    """contpte_convert reading then clearing each entry (not one atomic
+    exchange) loses a young/dirty bit the hardware sets in between: the
+    systematic exploration finds the point without any randomness, and
+    names the point, the agent and the kernel function it was in."""
+    tree = mutant_tree(tmp_path, "convert_racy")
+    p = run("check", "--explore", "--impl", f"tree:{tree}", "--json", timeout=1800)
+    assert p.returncode == 1, p.stderr[-2000:]
+    rows = explore_rows(p)
+    assert len(rows) == 5 * 2 * 3
+    bad = [r for r in rows if r["violations"]]
+    assert bad
+    assert {k for r in bad for k in r["counts"]} & {"lost_young", "lost_dirty"}
+    for r in bad:
+        assert r["reproducer"].startswith("ptelab run explore ") and "--first-sequence" in r["reproducer"]
+    traced = [r for r in bad if r["trace"]]
+    assert traced
+    text = "\n".join(traced[0]["trace"])
+    assert re.search(r"at point \d+ of \d+ \((__ptep_get|__set_pte|__ptep_get_and_clear|cmpxchg|TLBI|DSB)\)", text), text
+    assert "contpte" in text, text
+
+
+def test_explore_ref_holds_and_counts():
+    p = run("run", "explore", "--json", timeout=900)
+    j = json.loads(p.stdout.splitlines()[0])
+    assert j["invariants"]["ok"], j["invariants"]
+    r = j["results"]
+    # every scenario of the catalogue, each run once per (point, agent, action, entry)
+    assert r["sequences"] >= 40 and r["points"] > 1000 and r["operations"] > 20 * r["points"]
+    assert r["first_failing_sequence"] == -1
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--first-sequence", "999"], "explore has scenarios 0 to"),
+    (["--interleave", "8"], "--interleave does not apply to workload explore"),
+])
+def test_explore_bad_input(args, needle):
+    p = run("run", "explore", *args)
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], p.stderr
+
+
+@needs_73
+def test_explore_no_false_positives_on_73():
+    p = run("check", "--explore", "--impl", str(KERNEL), "--json", timeout=1800)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]
+    s = json.loads(p.stdout.splitlines()[-1])["summary"]
+    assert s["ok"] and s["sequences"] == 30 * 40 and not s["findings"]
+
+
+# --- check --diff A,B: two backends on the same sequences ------------------------------------
+
+def diff_rows(p):
+    return [json.loads(l)["diff"] for l in p.stdout.splitlines() if l.startswith('{"diff"')]
+
+
+@needs_73
+def test_diff_finds_a_silent_semantic_change(tmp_path):
+    """pte_batch_hint answering 1 on a contiguous entry breaks no invariant
+    (plain check passes) but changes what an op returns and what the batched
+    paths cost: --diff reports both, bisected to the first sequence."""
+    dst = tmp_path / "hint_one"
+    shutil.copytree(KERNEL, dst)
+    hdr = dst / "arch" / "arm64" / "include" / "asm" / "pgtable.h"
+    old = "\treturn CONT_PTES - (((unsigned long)ptep >> 3) & (CONT_PTES - 1));\n"
+    text = hdr.read_text()
+    assert text.count(old) == 1
+    hdr.write_text(text.replace(old, "\treturn 1;\n"))
+    p = run("check", "--impl", f"tree:{dst}", "--sequences", "2", timeout=900)
+    assert p.returncode == 0, p.stdout[-2000:]
+    p = run("check", "--diff", f"tree:{KERNEL},tree:{dst}", "--sequences", "4", "--json", timeout=900)
+    assert p.returncode == 1, p.stderr[-2000:]
+    rows = diff_rows(p)
+    assert len(rows) == 32
+    differ = [r for r in rows if not r["same_returns"]]
+    assert differ and all(r["ok"] == [True, True] for r in rows)
+    for r in differ:
+        assert r["first_differing_sequence"] in range(4)
+        a, b = r["reproducers"]
+        assert "--variant differential" in a and f"--first-sequence {r['first_differing_sequence']}" in b \
+            or r["first_differing_sequence"] == 0
+    summary = json.loads(p.stdout.splitlines()[-1])["summary"]
+    assert "pte_read" in summary["events"] and not summary["ok"]
+
+
+@needs_73
+def test_diff_of_two_releases_same_returns_other_costs():
+    older = ROOT / "build" / "kernels" / "linux-6.12"
+    if not older.is_dir():
+        pytest.skip("kernel source not fetched (ptelab kernels fetch 6.12)")
+    p = run("check", "--diff", f"tree:{older},tree:{KERNEL}", "--sequences", "2", timeout=900)
+    assert p.returncode == 0, p.stdout[-3000:]
+    assert "same returns and page tables on every configuration" in p.stdout
+    # 7.3 batches the young tests 6.12 did per entry
+    ev = {l.split()[0]: l.split() for l in p.stdout.splitlines() if l.startswith("  young_read")}
+    assert ev and int(ev["young_read"][2]) < int(ev["young_read"][1])
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--diff", "ref"], "--diff takes two backends"),
+    (["--diff", "ref,ref", "--jobs", "2"], "drop --impl"),
+    (["--diff", "ref,tree:/nonexistent"], "/nonexistent"),
+])
+def test_diff_bad_input(args, needle):
+    p = run("check", *args)
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], p.stderr
