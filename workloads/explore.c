@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Systematic interleaving (check --explore). A scenario is a block in a
- * state (dirty, clean, one entry young or dirty, write-protected, one
- * entry unmapped, empty; anonymous or file) and one operation on it: an
- * arch PTE op called as core-mm calls it (with the caller's flush), or the
- * core-mm call that makes the op (a fault, MADV_DONTNEED's zap, fork).
+ * state (dirty, clean, one entry young or dirty, write-protected dirty or
+ * clean, one entry unmapped, empty; anonymous or file) and one operation
+ * on it: an arch PTE op called as core-mm calls it (with the caller's
+ * flush), or the core-mm call that makes the op (a fault, MADV_DONTNEED's
+ * zap, fork, mremap). Old, clean blocks matter: a bit lost while a block
+ * is unfolded or folded is invisible when the rest of the block has it.
  * The scenario runs once to count the points inside the operation (every
  * raw PTE access, TLBI and DSB), then once per (point, agent, kind of
  * action, entry of the block) on a fresh mm, the action taken exactly
@@ -47,6 +49,7 @@ enum xstate {
 	XS_DIRTY1,    /* clean, then one store: one entry dirty */
 	XS_RDONLY,    /* dirty, then write-protected (as fork leaves the parent) */
 	XS_PARTIAL,   /* dirty, one entry zapped (the block not whole) */
+	XS_RDONLY_CLEAN, /* clean, then write-protected: a write fault unfolds an old block */
 	XS_FILE,      /* a read-only file mapping, read in */
 	XS_FILE_NONE, /* the same, the target folio not faulted in */
 	NR_XSTATES
@@ -54,7 +57,7 @@ enum xstate {
 
 static const char *const state_names[NR_XSTATES] = {
 	"empty", "dirty", "clean", "young-one", "dirty-one", "write-protected",
-	"one-unmapped", "file", "file-empty",
+	"one-unmapped", "clean write-protected", "file", "file-empty",
 };
 
 enum xop {
@@ -104,6 +107,10 @@ static const struct scenario {
 	{ XO_ZAP, XR_FOLIO, XS_FILE },         { XO_ZAP, XR_PART, XS_FILE },
 	{ XO_TCY, XR_FOLIO, XS_FILE },         { XO_CFY, XR_FOLIO, XS_FILE },
 	{ XO_MREMAP, XR_FOLIO, XS_DIRTY1 },    { XO_MREMAP, XR_PART, XS_DIRTY },
+	/* unfolds of an old, clean block: a bit lost on the way shows */
+	{ XO_WRP, XR_PART, XS_CLEAN },         { XO_ZAP, XR_PART, XS_CLEAN },
+	{ XO_SAF_WRITE, XR_ONE, XS_RDONLY_CLEAN }, { XO_MREMAP, XR_PART, XS_CLEAN },
+	{ XO_WRP, XR_PART, XS_YOUNG1 },        { XO_FAULT_STORE, XR_ONE, XS_RDONLY_CLEAN },
 };
 
 const unsigned int explore_nr_scenarios = ARRAY_SIZE(scenarios);
@@ -194,12 +201,17 @@ static void set_state(const struct scenario *sc, const struct xgeo *g, struct mm
 	case XS_CLEAN:
 	case XS_YOUNG1:
 	case XS_DIRTY1:
+	case XS_RDONLY_CLEAN:
 		clear_young_dirty_ptes(vma, g->fva, ptep_at(mm, g->fva), (unsigned int)g->folio_pages,
 				       CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY);
 		flush_tlb_mm(mm);
 		hw_frame_clean(pfn_at(mm, g->fva), g->folio_pages);
-		if (sc->state != XS_CLEAN)
+		if (sc->state == XS_YOUNG1 || sc->state == XS_DIRTY1)
 			x_access(0, mm, g->tva, sc->state == XS_DIRTY1);
+		if (sc->state == XS_RDONLY_CLEAN) {
+			wrprotect_ptes(mm, g->fva, ptep_at(mm, g->fva), (unsigned int)g->folio_pages);
+			flush_tlb_mm(mm);
+		}
 		break;
 	case XS_RDONLY:
 		wrprotect_ptes(mm, g->fva, ptep_at(mm, g->fva), (unsigned int)g->folio_pages);
@@ -305,7 +317,7 @@ static u64 x_run(const struct scenario *sc, int order, u64 seed, const struct xc
 	struct mm_struct *mm = mm_alloc();
 	struct address_space *file;
 	struct hw_interleave *il = &hw_interleave;
-	u64 points;
+	u64 points = 0;
 
 	geometry(sc, order, &g);
 	hw_machine.rng = seed | 1;
@@ -316,13 +328,18 @@ static u64 x_run(const struct scenario *sc, int order, u64 seed, const struct xc
 	if (!file || !mmap_anon(mm, X_ANON, X_UNITS * g.unit, VM_READ | VM_WRITE, order, false) ||
 	    !mmap_file(mm, X_FILE, X_UNITS * g.unit, file, 0, VM_READ)) {
 		hw_violation(VIOL_OTHER, "explore: cannot set up the address space");
-		return 0;
+		goto out;
 	}
 	for (int a = 0; a < hw_machine.nr_cpus; a++)
 		switch_mm(&hw_machine.cpu[a], mm);
 	if (hw_machine.smmu >= 0)
 		hw_cpu_switch_mm(&hw_machine.cpu[hw_machine.smmu], mm->pgd, mm->context.asid);
 	set_state(sc, &g, mm);
+	if (!ptep_at(mm, g.bva)) {
+		hw_violation(VIOL_OTHER, "explore: scenario state left no page table at va %#llx",
+			     (unsigned long long)g.bva);
+		goto out;
+	}
 	/* a fault starts from a TLB that does not hold the address */
 	if (sc->op == XO_FAULT_STORE || sc->op == XO_FAULT_LOAD)
 		hw_tlb_inval(&hw_machine.cpu[0].tlb, hw_machine.cpu[0].asid, g.tva, g.tva + PAGE_SIZE);
@@ -361,8 +378,10 @@ static u64 x_run(const struct scenario *sc, int order, u64 seed, const struct xc
 		for (u64 va = g.bva; va < g.bva + g.block_pages * PAGE_SIZE; va += PAGE_SIZE)
 			x_access(0, mm, va, true);
 	mm_check_invariants(mm);
+out:
 	mmput(mm);
-	address_space_destroy(file);
+	if (file)
+		address_space_destroy(file);
 	mm_check_all_freed();
 	return points;
 }
@@ -400,15 +419,18 @@ static void describe(struct run_result *r, u64 s, const struct scenario *sc, int
 {
 	size_t used = strlen(r->text), len = sizeof(r->text);
 	char name[160], where[512] = "", msg[160];
+	struct hw_violations saved = hw_violations;
 	struct xgeo g;
-	u64 before = hw_violations.total;
 
+	/* the case again, alone: its own first message, not counted twice */
 	geometry(sc, order, &g);
+	hw_violations_reset();
 	hw_interleave.want_backtrace = chain;
 	x_run(sc, order, seed, c);
 	hw_interleave.want_backtrace = false;
-	snprintf(msg, sizeof(msg), "%s", hw_violations.total != before && hw_violations.kept ?
-		 hw_violations.msg[hw_violations.kept - 1] : "(not raised again when run alone)");
+	snprintf(msg, sizeof(msg), "%s", hw_violations.kept ? hw_violations.msg[0] :
+		 "(not raised again when run alone)");
+	hw_violations = saved;
 	if (chain)
 		call_chain(where, sizeof(where));
 	scenario_name(name, sizeof(name), sc);
@@ -529,5 +551,7 @@ const struct workload workload_explore = {
 	.default_iterations = 0,
 	.iterations_are = "scenarios",
 	.min_cpus = 2,
+	/* the interleaving points are arm64's raw PTE accessors, TLBIs and DSBs */
+	.arm64_only = true,
 	.run = explore_run,
 };
