@@ -179,8 +179,11 @@ void hw_tlb_inval(struct hw_tlb *tlb, int asid, u64 start, u64 end)
 void hw_tlb_inval_all(struct hw_tlb *tlb, int asid)
 {
 	hw_tlb_inval(tlb, asid, 0, ~0ULL);
-	if (asid < 0)
+	/* empty: no replacement history either (a run after it runs the same) */
+	if (asid < 0) {
 		tlb->asids_reused = false;
+		tlb->clock = 0;
+	}
 }
 
 void hw_tlb_asids_reused(struct hw_tlb *tlb)

@@ -192,6 +192,12 @@ static inline bool folio_mapped(const struct folio *folio)
 
 int page_alloc_init(u64 nr_frames);
 void page_alloc_exit(void);
+/*
+ * With every frame free: the allocator as page_alloc_init left it, so
+ * what runs next allocates the same frames whatever ran before. false
+ * (nothing changed) if a frame is still allocated.
+ */
+bool page_alloc_restart(void);
 struct folio *folio_alloc(unsigned int order);
 void free_folio(struct folio *folio); /* to the buddy allocator */
 u64 nr_free_pages(void);

@@ -87,6 +87,7 @@ void lab_reset(void)
 	hw_violations_reset();
 	pte_op_calls_reset();
 	memset(&hw_interleave, 0, sizeof(hw_interleave));
+	hw_interleave_random();
 }
 
 static int walk_caps(const char *v, size_t n, u8 *caps)

@@ -11,8 +11,10 @@
 #include "hw/host.h"
 #include "hw/pgtable_mem.h"
 #include "include/sched.h"
+#include "mm/lru.h"
 #include "mm/mm.h"
 #include "mm/mmu_notifier.h"
+#include "mm/reclaim.h"
 
 /* Every live mm: mapcounts are sums over all of them. */
 struct mm_struct *mm_list;
@@ -46,6 +48,18 @@ void mm_reset(void)
 	current_task = &init_task;
 	init_task.reclaim_state = NULL;
 	init_task.flags = 0;
+}
+
+bool mm_restart(void)
+{
+	if (mm_list || !page_alloc_restart())
+		return false;
+	asid_reset();
+	/* no folio is left on an LRU: lists, generations and batches start over */
+	lruvec_init(&root_lruvec);
+	lru_gen_init();
+	mlock_reset();
+	return true;
 }
 
 struct mm_struct *mm_alloc(void)

@@ -16,6 +16,12 @@ void mmput(struct mm_struct *mm); /* exit_mmap + free */
 void switch_mm(struct hw_cpu *cpu, struct mm_struct *mm);
 /* Machine reset of core-mm state (ASIDs, live mms, mlock/LRU batches, page-cache counts). */
 void mm_reset(void);
+/*
+ * No mm alive and every frame free: ASIDs from 1, frames and per-CPU
+ * batches as on a fresh machine, so what runs next runs the same whatever
+ * ran before (a fuzz sequence alone and after others). false if not idle.
+ */
+bool mm_restart(void);
 void mlock_reset(void);
 
 /* VMAs */

@@ -49,18 +49,15 @@ static void list_del(unsigned int order, u64 pfn)
 	p->flags = 0;
 }
 
-int page_alloc_init(u64 nr_frames)
+/* Every frame free, in the order a fresh machine hands them out. */
+static void fill_free_lists(void)
 {
-	page_alloc_exit();
-	if (nr_frames >= NULL_PFN)
-		return -1;
-	mem_map = host_calloc(nr_frames, sizeof(*mem_map), "struct pages (mem_map)");
-	max_pfn = nr_frames;
+	u64 pfn = max_pfn;
+
 	for (int o = 0; o <= MAX_PAGE_ORDER; o++)
 		free_head[o] = NULL_PFN;
 	free_pages = 0;
 	/* Hand out low frames first: add the largest blocks high to low. */
-	u64 pfn = nr_frames;
 	while (pfn > 0) {
 		unsigned int o = MAX_PAGE_ORDER;
 
@@ -70,8 +67,27 @@ int page_alloc_init(u64 nr_frames)
 		list_add(o, pfn);
 		free_pages += 1UL << o;
 	}
-	hw_frames_set_free(0, nr_frames, true);
+	hw_frames_set_free(0, max_pfn, true);
+}
+
+int page_alloc_init(u64 nr_frames)
+{
+	page_alloc_exit();
+	if (nr_frames >= NULL_PFN)
+		return -1;
+	mem_map = host_calloc(nr_frames, sizeof(*mem_map), "struct pages (mem_map)");
+	max_pfn = nr_frames;
+	fill_free_lists();
 	return 0;
+}
+
+bool page_alloc_restart(void)
+{
+	if (!mem_map || free_pages != max_pfn)
+		return false;
+	memset(mem_map, 0, max_pfn * sizeof(*mem_map));
+	fill_free_lists();
+	return true;
 }
 
 void page_alloc_exit(void)

@@ -380,7 +380,12 @@ static void fuzz_run_ops(u64 seed, int order, const struct fuzz_op *ops, int nr_
 	struct address_space *file;
 	struct fuzz t;
 
-	/* a sequence runs the same alone as after others (reproducers, the minimiser) */
+	/*
+	 * a sequence runs the same alone as after others (reproducers, the
+	 * minimiser): the same random draws, empty TLBs, the same frames,
+	 * ASIDs and per-CPU batches
+	 */
+	mm_restart();
 	hw_machine.rng = seed | 1;
 	for (int a = 0; a < hw_machine.nr_agents; a++)
 		hw_tlb_inval_all(&hw_machine.cpu[a].tlb, -1);
@@ -401,6 +406,7 @@ static void fuzz_run_ops(u64 seed, int order, const struct fuzz_op *ops, int nr_
 	hw_interleave.on_store = fuzz_store;
 	hw_interleave.reader = ptep_get_lockless_racing;
 	hw_interleave_random();
+	hw_interleave_ctx(NULL, NULL, 0); /* nothing from the last sequence's mm */
 	hw_interleave.on = hw_interleave.chance > 0;
 	for (u64 i = 0; i < P_PAGES; i++)
 		written[i] = cleaned[i] = raced[i] = false;
