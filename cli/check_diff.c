@@ -12,6 +12,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -167,12 +168,17 @@ int cmd_check_diff(const char *pair, const char *arch_name, u64 seqs, u64 seed, 
 
 	memset(sum, 0, sizeof(sum));
 	bool tty = isatty(2);
+	time_t last = 0;
 
 	for (int i = 0; i < nr_rows; i++) {
 		struct diff_row *r = &rows[i];
 
-		fprintf(stderr, "%scheck --diff: configuration %d of %d%s", tty ? "\r" : "", i + 1,
-			nr_rows, tty ? "" : "\n");
+		/* every configuration on a terminal, a line every 10 s in a log */
+		if (tty || time(NULL) - last >= 10) {
+			last = time(NULL);
+			fprintf(stderr, "%scheck --diff: configuration %d of %d%s", tty ? "\r" : "",
+				i + 1, nr_rows, tty ? "" : "\n");
+		}
 		for (int k = 0; k < 2; k++)
 			if (run_side(&r->spec[k], 0, seqs, &r->side[k], err, sizeof(err))) {
 				fprintf(stderr, "%sptelab: error: %s\n", tty ? "\n" : "", err);

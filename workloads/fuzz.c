@@ -131,6 +131,11 @@ static void fuzz_op_run(struct fuzz *t_, const struct fuzz_op *op, int order,
 	struct hw_cpu *cpu = &hw_machine.cpu[op->cpu];
 
 	rng = &orng;
+	/*
+	 * the hardware's random choices inside it (policy, interleaving) from
+	 * its own generator too: the minimiser's removals leave them alone
+	 */
+	hw_machine.rng = (op->r * 0x9E3779B97F4A7C15ULL) | 1;
 	hw_machine.cur_cpu = cpu->id;
 	if (k < 45) {
 		bool w = rnd(2);
@@ -524,7 +529,7 @@ static void fuzz_trace(u64 seq, u64 seed, int order, const struct fuzz_op *ops, 
 {
 	char *out = r->text, buf[256];
 	size_t len = sizeof(r->text), used;
-	int fds[2], i = 0;
+	int fds[2], i = 0, cut = 0;
 	FILE *in;
 
 	used = (size_t)snprintf(out, len, "sequence %llu: %d of %d operations still raise %s "
@@ -541,12 +546,21 @@ static void fuzz_trace(u64 seq, u64 seed, int order, const struct fuzz_op *ops, 
 	}
 	close(fds[1]);
 	in = fdopen(fds[0], "r");
+	/* the operations while they fit (room kept for the violation), then the violation */
 	while (in && fgets(buf, sizeof(buf), in)) {
 		buf[strcspn(buf, "\n")] = 0;
-		if (used + 1 < len && i < n)
+		if (i < n && used + 512 < len) {
 			used += (size_t)snprintf(out + used, len - used, "  %3d. %s\n", i + 1, buf);
-		else if (used + 1 < len && buf[0])
-			used += (size_t)snprintf(out + used, len - used, "  -> %s\n", buf);
+		} else if (i < n) {
+			cut++;
+		} else if (buf[0]) {
+			if (cut && used + 1 < len)
+				used += (size_t)snprintf(out + used, len - used,
+							 "  ... %d more operations (the trace is cut here)\n", cut);
+			cut = 0;
+			if (used + 1 < len)
+				used += (size_t)snprintf(out + used, len - used, "  -> %s\n", buf);
+		}
 		i++;
 	}
 	if (in)
