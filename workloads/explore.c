@@ -314,16 +314,19 @@ struct xcase {
 static u64 x_run(const struct scenario *sc, int order, u64 seed, const struct xcase *c)
 {
 	struct xgeo g;
-	struct mm_struct *mm = mm_alloc();
+	struct mm_struct *mm;
 	struct address_space *file;
 	struct hw_interleave *il = &hw_interleave;
 	u64 points = 0;
 
 	geometry(sc, order, &g);
+	/* every run from the same machine: frames, ASIDs, random draws, empty TLBs */
+	mm_restart();
 	hw_machine.rng = seed | 1;
 	hw_machine.cur_cpu = 0;
 	for (int a = 0; a < hw_machine.nr_agents; a++)
 		hw_tlb_inval_all(&hw_machine.cpu[a].tlb, -1);
+	mm = mm_alloc();
 	file = address_space_create(X_UNITS * g.unit, (unsigned int)min(order, 6));
 	if (!file || !mmap_anon(mm, X_ANON, X_UNITS * g.unit, VM_READ | VM_WRITE, order, false) ||
 	    !mmap_file(mm, X_FILE, X_UNITS * g.unit, file, 0, VM_READ)) {
@@ -460,12 +463,28 @@ static void describe(struct run_result *r, u64 s, const struct scenario *sc, int
 		snprintf(r->text + used, len - used, "  -> %s\n", msg);
 }
 
+/* What the run found: failing scenarios, the first, how many described. */
+struct xfound {
+	u64 scenarios, described;
+	double first;
+};
+
+static void failed(struct run_result *r, u64 s, const struct scenario *sc, int order, u64 seed,
+		   const struct xcase *c, u64 points, bool chain, struct xfound *f)
+{
+	f->scenarios++;
+	if (f->first < 0)
+		f->first = (double)s;
+	if (f->described++ < 3)
+		describe(r, s, sc, order, seed, c, points, chain);
+}
+
 static int explore_run(const struct run_params *p, struct run_result *r, char *err, size_t errlen)
 {
 	u64 first = p->first_sequence, n = p->iterations ? p->iterations : explore_nr_scenarios;
 	int order = lab_folio_order(p->folio_size);
-	u64 runs = 0, total_points = 0, failing_cases = 0, described = 0;
-	double failing = -1;
+	u64 runs = 0, total_points = 0;
+	struct xfound f = { .first = -1 };
 
 	if (first >= explore_nr_scenarios) {
 		snprintf(err, errlen, "--first-sequence %llu: explore has scenarios 0 to %u",
@@ -487,14 +506,9 @@ static int explore_run(const struct run_params *p, struct run_result *r, char *e
 		points = x_run(sc, order, p->seed, &none);
 		runs++;
 		total_points += points;
-		if (hw_violations.total != before) {
-			/* it fails with nobody else acting: that is the case to show */
-			failing_cases++;
-			if (failing < 0)
-				failing = (double)s;
-			if (described++ < 3)
-				describe(r, s, sc, order, p->seed, &none, points, false);
-		}
+		/* it fails with nobody else acting: that is the case to show */
+		if (hw_violations.total != before)
+			failed(r, s, sc, order, p->seed, &none, points, false, &f);
 		positions = min(points, (u64)X_MAX_POSITIONS);
 		/* every position, agent, kind and entry; the first failing case is kept */
 		for (u64 i = 0; i < positions && hw_violations.total == before; i++) {
@@ -511,14 +525,9 @@ static int explore_run(const struct run_params *p, struct run_result *r, char *e
 
 						x_run(sc, order, p->seed, &c);
 						runs++;
-						if (hw_violations.total != before) {
-							failing_cases++;
-							if (failing < 0)
-								failing = (double)s;
-							if (described++ < 3)
-								describe(r, s, sc, order, p->seed, &c, points,
-									 p->minimise);
-						}
+						if (hw_violations.total != before)
+							failed(r, s, sc, order, p->seed, &c, points, p->minimise,
+							       &f);
 					}
 				}
 		}
@@ -531,13 +540,10 @@ static int explore_run(const struct run_params *p, struct run_result *r, char *e
 	run_result_add(r, "sequences", (double)n);
 	run_result_add(r, "operations", (double)runs);
 	run_result_add(r, "points", (double)total_points);
-	run_result_add(r, "first_failing_sequence", failing);
-	run_result_add(r, "failing_scenarios", (double)failing_cases);
+	run_result_add(r, "first_failing_sequence", f.first);
+	run_result_add(r, "failing_scenarios", (double)f.scenarios);
 	run_result_add(r, "readers_gave_up", (double)hw_interleave.reader_gave_up);
-	for (int o = 0; o < NR_PTE_OPS; o++) {
-		run_result_add(r, pte_op_result_keys[o][0], (double)(pte_op_calls[o][0] + pte_op_calls[o][1]));
-		run_result_add(r, pte_op_result_keys[o][1], (double)pte_op_calls[o][1]);
-	}
+	run_result_add_pte_op_calls(r);
 	lab_machine_teardown();
 	return 0;
 }

@@ -671,10 +671,7 @@ static int fuzz_run(const struct run_params *p, struct run_result *r, char *err,
 		run_result_add(r, "tables_digest", (double)(fuzz_tables_digest & mask));
 	}
 	/* coverage: calls of each PTE op, and those on a contiguous entry */
-	for (int o = 0; o < NR_PTE_OPS; o++) {
-		run_result_add(r, pte_op_result_keys[o][0], (double)(pte_op_calls[o][0] + pte_op_calls[o][1]));
-		run_result_add(r, pte_op_result_keys[o][1], (double)pte_op_calls[o][1]);
-	}
+	run_result_add_pte_op_calls(r);
 	lab_machine_teardown();
 	return 0;
 }

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "arch/pte_op_calls.h"
 #include "hw/invariants.h"
 #include "workloads/workload.h"
 
@@ -46,4 +47,12 @@ void run_result_add(struct run_result *r, const char *name, double v)
 	}
 	r->extra_name[r->nr_extra] = name;
 	r->extra_val[r->nr_extra++] = v;
+}
+
+void run_result_add_pte_op_calls(struct run_result *r)
+{
+	for (int o = 0; o < NR_PTE_OPS; o++) {
+		run_result_add(r, pte_op_result_keys[o][0], (double)(pte_op_calls[o][0] + pte_op_calls[o][1]));
+		run_result_add(r, pte_op_result_keys[o][1], (double)pte_op_calls[o][1]);
+	}
 }

@@ -91,6 +91,8 @@ extern const struct workload *const workloads[];
 const struct workload *workload_by_name(const char *name);
 
 void run_result_add(struct run_result *r, const char *name, double v);
+/* coverage (check): "calls.<op>" and "calls_cont.<op>" of every PTE operation */
+void run_result_add_pte_op_calls(struct run_result *r);
 
 
 
