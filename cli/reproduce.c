@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -17,6 +18,8 @@ struct experiment {
 	const char *name;
 	const char *title;
 	int (*run)(const char *out_dir, u64 size);
+	/* its host seconds as measured once (2 cores, busy): the longest start first */
+	double host_s;
 };
 
 static FILE *out_file(const char *dir, const char *name)
@@ -559,12 +562,109 @@ static int s3_run(const char *out_dir, u64 size)
 }
 
 static const struct experiment experiments[] = {
-	{ "S1", "batched young test/clear in reclaim (memory.reclaim 8 of 10 GiB)", s1_run },
-	{ "S2", "exit() cost with contpte (kernel-build process population)", s2_run },
-	{ "S5", "batched zap of PTE-mapped large folios (munmap 1 GiB)", s5_run },
-	{ "S4", "early exit in contpte_ptep_get (mlock loop)", s4_run },
-	{ "S3", "secondary-MMU aging through mmu_notifier (max_guest_memory_test, run2)", s3_run },
+	{ "S1", "batched young test/clear in reclaim (memory.reclaim 8 of 10 GiB)", s1_run, 13 },
+	{ "S2", "exit() cost with contpte (kernel-build process population)", s2_run, 6.5 },
+	{ "S5", "batched zap of PTE-mapped large folios (munmap 1 GiB)", s5_run, 2.5 },
+	{ "S4", "early exit in contpte_ptep_get (mlock loop)", s4_run, 20 },
+	{ "S3", "secondary-MMU aging through mmu_notifier (max_guest_memory_test, run2)", s3_run, 57 },
 };
+
+/* One experiment, its header and tables on stdout: its run()'s return. */
+static int run_experiment(const struct experiment *e, const char *out_dir, u64 size)
+{
+	printf("== %s: %s\n", e->name, e->title);
+	return e->run(out_dir, size);
+}
+
+/*
+ * The selected experiments on `jobs` forked workers, the longest first,
+ * each one's stdout kept in a temporary file and printed in the order
+ * given as soon as it and those before it are done (progress and
+ * findings go to stderr as they happen). Their runs are independent
+ * (kernel backends build under per-process names): the output is what one
+ * process would print. 0/1 as run() ORed, or fatal.
+ */
+static int run_parallel(const unsigned int *sel, int n, int jobs, const char *out_dir, u64 size)
+{
+	FILE *outs[ARRAY_SIZE(experiments)] = { NULL };
+	pid_t pids[ARRAY_SIZE(experiments)];
+	int status[ARRAY_SIZE(experiments)], order[ARRAY_SIZE(experiments)];
+	bool done[ARRAY_SIZE(experiments)] = { false };
+	int started = 0, running = 0, printed = 0, rc = 0, bad = 0;
+
+	for (int i = 0; i < n; i++)
+		order[i] = i;
+	/* longest first: the last one to start should be short */
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && experiments[sel[order[j]]].host_s >
+					 experiments[sel[order[j - 1]]].host_s; j--) {
+			int t = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	fflush(NULL);
+	while (printed < n) {
+		while (running < jobs && started < n) {
+			int i = order[started++];
+
+			outs[i] = tmpfile();
+			if (!outs[i]) {
+				fprintf(stderr, "ptelab: error: cannot create a temporary file: %s\n",
+					strerror(errno));
+				return 2;
+			}
+			pids[i] = fork();
+			if (pids[i] < 0) {
+				fprintf(stderr, "ptelab: error: cannot fork: %s\n", strerror(errno));
+				return 2;
+			}
+			if (pids[i] == 0) {
+				int r;
+
+				dup2(fileno(outs[i]), 1);
+				r = run_experiment(&experiments[sel[i]], out_dir, size);
+				fflush(NULL);
+				_exit(r < 0 ? 100 + fatal : r ? 1 : 0);
+			}
+			running++;
+		}
+		int st;
+		pid_t pid = wait(&st);
+
+		if (pid < 0)
+			break;
+		for (int i = 0; i < n; i++)
+			if (!done[i] && pids[i] == pid && outs[i]) {
+				done[i] = true;
+				status[i] = st;
+				running--;
+			}
+		/* what is done, in order */
+		for (; printed < n && done[printed]; printed++) {
+			char buf[8192];
+			size_t k;
+			int i = printed;
+
+			rewind(outs[i]);
+			while ((k = fread(buf, 1, sizeof(buf), outs[i])) > 0)
+				fwrite(buf, 1, k, stdout);
+			fclose(outs[i]);
+			fflush(stdout);
+			if (!WIFEXITED(status[i])) {
+				fprintf(stderr, "ptelab: internal error, a bug in ptelab: the worker of %s died "
+					"(signal %d)\n", experiments[sel[i]].name,
+					WIFSIGNALED(status[i]) ? WTERMSIG(status[i]) : 0);
+				bad = bad ? bad : 3;
+			} else if (WEXITSTATUS(status[i]) >= 100) {
+				bad = bad ? bad : WEXITSTATUS(status[i]) - 100;
+			} else {
+				rc |= WEXITSTATUS(status[i]);
+			}
+		}
+	}
+	return bad ? bad : rc;
+}
 
 int cmd_reproduce(int argc, char **argv)
 {
@@ -572,9 +672,10 @@ int cmd_reproduce(int argc, char **argv)
 	const char *want[16];
 	int nr_want = 0, rc = 0;
 	u64 size = SZ_1G;
+	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 
 	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "--size")) {
+		if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "--size") || !strcmp(argv[i], "--jobs")) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "ptelab: error: %s needs a value\n", argv[i]);
 				return 2;
@@ -582,6 +683,16 @@ int cmd_reproduce(int argc, char **argv)
 		}
 		if (!strcmp(argv[i], "--out")) {
 			out_dir = argv[++i];
+		} else if (!strcmp(argv[i], "--jobs")) {
+			char *end;
+
+			errno = 0;
+			jobs = strtol(argv[++i], &end, 10);
+			if (*end || end == argv[i] || errno || jobs < 1 || jobs > 1024) {
+				fprintf(stderr, "ptelab: error: --jobs takes a number of worker processes "
+						"from 1 to 1024 (default: every core)\n");
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--size")) {
 			if (parse_size(argv[++i], &size) || size % SZ_2M || size > 4 * SZ_1G) {
 				fprintf(stderr, "ptelab: error: --size must be a multiple of 2M up to 4G, e.g. 64M "
@@ -633,18 +744,29 @@ int cmd_reproduce(int argc, char **argv)
 		fclose(f);
 		unlink(probe);
 	}
+	unsigned int sel[ARRAY_SIZE(experiments)];
+	int nr_sel = 0;
+
 	for (unsigned int e = 0; e < ARRAY_SIZE(experiments); e++) {
 		bool run = nr_want == 0;
 
 		for (int i = 0; i < nr_want; i++)
 			run |= !strcasecmp(want[i], experiments[e].name);
-		if (!run)
-			continue;
-		printf("== %s: %s\n", experiments[e].name, experiments[e].title);
-		int r = experiments[e].run(out_dir, size);
-		if (r < 0)
-			return fatal;
-		rc |= r;
+		if (run)
+			sel[nr_sel++] = e;
+	}
+	if (jobs > 1 && nr_sel > 1) {
+		rc = run_parallel(sel, nr_sel, (int)jobs, out_dir, size);
+		if (rc > 1)
+			return rc;
+	} else {
+		for (int i = 0; i < nr_sel; i++) {
+			int r = run_experiment(&experiments[sel[i]], out_dir, size);
+
+			if (r < 0)
+				return fatal;
+			rc |= r;
+		}
 	}
 	if (out_dir) {
 		char script[4096];
