@@ -65,6 +65,8 @@ void hw_tlb_init(struct hw_tlb *tlb, u32 entries, u32 ways)
 	tlb->nsets = nsets;
 	tlb->ways = ways;
 	tlb->nvalid = 0;
+	memset(tlb->nvalid_size, 0, sizeof(tlb->nvalid_size));
+	tlb->last_hit = NULL;
 	tlb->clock = 0;
 	tlb->asids_reused = false;
 	tlb->e = host_calloc((size_t)nsets * ways, sizeof(*tlb->e), "TLBs");
@@ -75,6 +77,7 @@ void hw_tlb_exit(struct hw_tlb *tlb)
 	hw_tlb_inval_all(tlb, -1);
 	free(tlb->e);
 	tlb->e = NULL;
+	tlb->last_hit = NULL;
 }
 
 static inline u32 tlb_set(const struct hw_tlb *tlb, u16 asid, u64 va, u8 shift)
@@ -85,35 +88,56 @@ static inline u32 tlb_set(const struct hw_tlb *tlb, u16 asid, u64 va, u8 shift)
 	return (u32)(h >> 40) & (tlb->nsets - 1);
 }
 
-struct tlb_entry *hw_tlb_lookup(struct hw_tlb *tlb, u16 asid, u64 va)
+static inline unsigned int size_idx(u8 shift)
 {
+	return shift == 12 ? 0 : shift == 16 ? 1 : 2;
+}
+
+/*
+ * The entry a full probe would return: the smallest size first. The last
+ * hit is that entry when it still covers va and no smaller size has any
+ * entry (so the same entry, the same stamps: the same model, fewer probes).
+ */
+static struct tlb_entry *find(struct hw_tlb *tlb, u16 asid, u64 va)
+{
+	struct tlb_entry *l = tlb->last_hit;
+
+	if (!tlb->nvalid)
+		return NULL;
+	if (l && tlbe_covers(l, asid, va)) {
+		unsigned int i = size_idx(l->shift), smaller = 0;
+
+		for (unsigned int k = 0; k < i; k++)
+			smaller += tlb->nvalid_size[k];
+		if (!smaller)
+			return l;
+	}
 	for (unsigned s = 0; s < ARRAY_SIZE(tlb_shifts); s++) {
 		u8 shift = tlb_shifts[s];
-		struct tlb_entry *set = &tlb->e[tlb_set(tlb, asid, va, shift) * tlb->ways];
+		struct tlb_entry *set;
 
-		for (u32 w = 0; w < tlb->ways; w++) {
-			if (set[w].shift == shift && tlbe_covers(&set[w], asid, va)) {
-				set[w].stamp = ++tlb->clock;
-				return &set[w];
-			}
-		}
+		if (!tlb->nvalid_size[s])
+			continue;
+		set = &tlb->e[tlb_set(tlb, asid, va, shift) * tlb->ways];
+		for (u32 w = 0; w < tlb->ways; w++)
+			if (set[w].shift == shift && tlbe_covers(&set[w], asid, va))
+				return tlb->last_hit = &set[w];
 	}
 	return NULL;
 }
 
+struct tlb_entry *hw_tlb_lookup(struct hw_tlb *tlb, u16 asid, u64 va)
+{
+	struct tlb_entry *e = find(tlb, asid, va);
+
+	if (e)
+		e->stamp = ++tlb->clock;
+	return e;
+}
+
 struct tlb_entry *hw_tlb_peek(struct hw_tlb *tlb, u16 asid, u64 va)
 {
-	if (!tlb->nvalid)
-		return NULL;
-	for (unsigned s = 0; s < ARRAY_SIZE(tlb_shifts); s++) {
-		u8 shift = tlb_shifts[s];
-		struct tlb_entry *set = &tlb->e[tlb_set(tlb, asid, va, shift) * tlb->ways];
-
-		for (u32 w = 0; w < tlb->ways; w++)
-			if (set[w].shift == shift && tlbe_covers(&set[w], asid, va))
-				return &set[w];
-	}
-	return NULL;
+	return find(tlb, asid, va);
 }
 
 void hw_tlb_drop(struct hw_tlb *tlb, struct tlb_entry *e)
@@ -123,6 +147,7 @@ void hw_tlb_drop(struct hw_tlb *tlb, struct tlb_entry *e)
 	gran_ref(e, -1);
 	e->flags = 0;
 	tlb->nvalid--;
+	tlb->nvalid_size[size_idx(e->shift)]--;
 }
 
 struct tlb_entry *hw_tlb_fill(struct hw_tlb *tlb, u16 asid, u64 va, u8 shift,
@@ -147,7 +172,10 @@ struct tlb_entry *hw_tlb_fill(struct hw_tlb *tlb, u16 asid, u64 va, u8 shift,
 	victim->shift = shift;
 	victim->flags = flags | TLBE_VALID;
 	victim->stamp = ++tlb->clock;
+	/* a new entry may come first in a probe: the next lookup probes */
+	tlb->last_hit = NULL;
 	tlb->nvalid++;
+	tlb->nvalid_size[size_idx(shift)]++;
 	gran_ref(victim, 1);
 	return victim;
 }

@@ -27,6 +27,8 @@ struct hw_tlb {
 	struct tlb_entry *e;
 	u32 nsets, ways;
 	u32 nvalid;
+	u32 nvalid_size[3]; /* of 4 KiB, 64 KiB, 2 MiB: a lookup skips sizes none has */
+	struct tlb_entry *last_hit; /* what the last lookup found, tried first */
 	u32 clock;
 	/*
 	 * Software gave ASIDs this TLB may hold to other address spaces and
