@@ -53,6 +53,7 @@ void oracle_report(pte_t *ptep, unsigned int nr, bool young, bool dirty,
 		   bool check_young, bool check_dirty, bool wide, const char *op)
 {
 	bool lost_young = false, lost_dirty = false;
+	struct hw_gather_cache gc = { 0 }; /* one gather per block, not per entry */
 
 	if (wide)
 		widen(&ptep, &nr);
@@ -66,11 +67,11 @@ void oracle_report(pte_t *ptep, unsigned int nr, bool young, bool dirty,
 
 		if (!*s)
 			continue;
-		if (check_young && (*s & SHADOW_YOUNG) && !hw_cont_gather_young(&ptep[i].pte)) {
+		if (check_young && (*s & SHADOW_YOUNG) && !hw_cont_gathered(&gc, &ptep[i].pte, false)) {
 			lost_young |= !young;
 			*s &= ~SHADOW_YOUNG;
 		}
-		if (check_dirty && (*s & SHADOW_DIRTY) && !hw_cont_gather_dirty(&ptep[i].pte)) {
+		if (check_dirty && (*s & SHADOW_DIRTY) && !hw_cont_gathered(&gc, &ptep[i].pte, true)) {
 			lost_dirty |= !dirty;
 			*s &= ~SHADOW_DIRTY;
 		}
@@ -95,6 +96,7 @@ void oracle_discard(pte_t *ptep, unsigned int nr, bool young, bool dirty)
 static void sweep_table(u64 *table, int level)
 {
 	const struct hw_mmu_fmt *fmt = hw_machine.fmt;
+	struct hw_gather_cache gc = { 0 }; /* one gather per block, not per entry */
 
 	for (int i = 0; i < PTRS_PER_PTE; i++) {
 		u64 d = table[i];
@@ -114,10 +116,10 @@ static void sweep_table(u64 *table, int level)
 				     hw_ptep_name(&table[i]));
 			continue;
 		}
-		if ((s & SHADOW_YOUNG) && !hw_cont_gather_young(&table[i]))
+		if ((s & SHADOW_YOUNG) && !hw_cont_gathered(&gc, &table[i], false))
 			hw_violation(VIOL_LOST_YOUNG, "%s lost its access flag",
 				     hw_ptep_name(&table[i]));
-		if ((s & SHADOW_DIRTY) && !hw_cont_gather_dirty(&table[i]))
+		if ((s & SHADOW_DIRTY) && !hw_cont_gathered(&gc, &table[i], true))
 			hw_violation(VIOL_LOST_DIRTY, "%s lost its dirty state",
 				     hw_ptep_name(&table[i]));
 	}
