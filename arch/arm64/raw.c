@@ -10,14 +10,23 @@ static inline u64 *pv(pte_t *ptep)
 	return &ptep->pte;
 }
 
-/* cmpxchg on a descriptor the hardware may update at any moment. */
+/*
+ * cmpxchg on a descriptor the hardware may update at any moment. The
+ * simulation runs on one host thread (other agents act only at
+ * interleaving points, the engine's agents are coroutines), so the
+ * atomic step is a plain load and store: the same result without a
+ * locked host instruction.
+ */
 static inline pteval_t pte_cmpxchg(pte_t *ptep, pteval_t old, pteval_t new)
 {
+	pteval_t cur;
+
 	hw_count(EV_pte_atomic, 1);
 	hw_interleave_point(pv(ptep), IL_CMPXCHG);
-	__atomic_compare_exchange_n(pv(ptep), &old, new, false, __ATOMIC_RELAXED,
-				    __ATOMIC_RELAXED);
-	return old;
+	cur = __atomic_load_n(pv(ptep), __ATOMIC_RELAXED);
+	if (cur == old)
+		__atomic_store_n(pv(ptep), new, __ATOMIC_RELAXED);
+	return cur;
 }
 
 pte_t __ptep_get(pte_t *ptep)
@@ -59,9 +68,14 @@ pte_t __ptep_get_and_clear(struct mm_struct *mm, unsigned long addr, pte_t *ptep
 {
 	(void)mm;
 	(void)addr;
+	pteval_t cur;
+
 	hw_count(EV_pte_atomic, 1);
 	hw_interleave_point(pv(ptep), IL_XCHG);
-	return __pte(__atomic_exchange_n(pv(ptep), 0, __ATOMIC_RELAXED));
+	/* one host thread: a plain exchange (see pte_cmpxchg) */
+	cur = __atomic_load_n(pv(ptep), __ATOMIC_RELAXED);
+	__atomic_store_n(pv(ptep), 0, __ATOMIC_RELAXED);
+	return __pte(cur);
 }
 
 void __clear_full_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
