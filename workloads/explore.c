@@ -402,7 +402,7 @@ static void call_chain(char *buf, size_t len)
 		symbolize((unsigned long)hw_interleave.bt[i], true, &loc);
 		/* the point itself (the lab's hardware, its raw accessors) is not where the kernel was */
 		if (!strncmp(loc.file, "hw/", 3) || strstr(loc.file, "/hw/") ||
-		    strstr(loc.file, "arch/arm64/raw.c") || !strcmp(loc.function, "??"))
+		    strstr(loc.file, "arch/arm64/raw.") || !strcmp(loc.function, "??"))
 			continue;
 		used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s (%s:%d)",
 					 shown ? " <- " : "", loc.function, loc.file, loc.line);

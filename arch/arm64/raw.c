@@ -29,20 +29,6 @@ static inline pteval_t pte_cmpxchg(pte_t *ptep, pteval_t old, pteval_t new)
 	return cur;
 }
 
-pte_t __ptep_get(pte_t *ptep)
-{
-	hw_count(EV_pte_read, 1);
-	hw_interleave_point(pv(ptep), IL_READ);
-	return __pte(__atomic_load_n(pv(ptep), __ATOMIC_RELAXED));
-}
-
-void __set_pte(pte_t *ptep, pte_t pte)
-{
-	hw_count(EV_pte_write, 1);
-	hw_interleave_point(pv(ptep), IL_WRITE);
-	__atomic_store_n(pv(ptep), pte_val(pte), __ATOMIC_RELAXED);
-}
-
 void __set_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 		pte_t pte, unsigned int nr)
 {
@@ -62,20 +48,6 @@ void __pte_clear(struct mm_struct *mm, unsigned long addr, pte_t *ptep)
 	(void)mm;
 	(void)addr;
 	__set_pte(ptep, __pte(0));
-}
-
-pte_t __ptep_get_and_clear(struct mm_struct *mm, unsigned long addr, pte_t *ptep)
-{
-	(void)mm;
-	(void)addr;
-	pteval_t cur;
-
-	hw_count(EV_pte_atomic, 1);
-	hw_interleave_point(pv(ptep), IL_XCHG);
-	/* one host thread: a plain exchange (see pte_cmpxchg) */
-	cur = __atomic_load_n(pv(ptep), __ATOMIC_RELAXED);
-	__atomic_store_n(pv(ptep), 0, __ATOMIC_RELAXED);
-	return __pte(cur);
 }
 
 void __clear_full_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,

@@ -8,14 +8,50 @@
 #define PTELAB_ARM64_RAW_H
 
 #include "arch/arm64/pte.h"
+#include "hw/events.h"
+#include "hw/interleave.h"
 #include "include/mm_types.h"
 
-pte_t __ptep_get(pte_t *ptep);
-void __set_pte(pte_t *ptep, pte_t pte);
+/*
+ * The single-entry accesses inline, in the reference and in a kernel
+ * backend alike (it is compiled against this header): the hottest calls
+ * of every run. Each is counted, and is a point where other agents may act.
+ */
+static inline pte_t __ptep_get(pte_t *ptep)
+{
+	hw_count(EV_pte_read, 1);
+	hw_interleave_point(&ptep->pte, IL_READ);
+	return __pte(__atomic_load_n(&ptep->pte, __ATOMIC_RELAXED));
+}
+
+static inline void __set_pte(pte_t *ptep, pte_t pte)
+{
+	hw_count(EV_pte_write, 1);
+	hw_interleave_point(&ptep->pte, IL_WRITE);
+	__atomic_store_n(&ptep->pte, pte_val(pte), __ATOMIC_RELAXED);
+}
+
+/*
+ * An atomic exchange with 0. The simulation runs on one host thread
+ * (other agents act only at interleaving points, the engine's agents are
+ * coroutines), so it is a plain load and store.
+ */
+static inline pte_t __ptep_get_and_clear(struct mm_struct *mm, unsigned long addr, pte_t *ptep)
+{
+	pteval_t cur;
+
+	(void)mm;
+	(void)addr;
+	hw_count(EV_pte_atomic, 1);
+	hw_interleave_point(&ptep->pte, IL_XCHG);
+	cur = __atomic_load_n(&ptep->pte, __ATOMIC_RELAXED);
+	__atomic_store_n(&ptep->pte, 0, __ATOMIC_RELAXED);
+	return __pte(cur);
+}
+
 void __set_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 		pte_t pte, unsigned int nr);
 void __pte_clear(struct mm_struct *mm, unsigned long addr, pte_t *ptep);
-pte_t __ptep_get_and_clear(struct mm_struct *mm, unsigned long addr, pte_t *ptep);
 void __clear_full_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 		       unsigned int nr, int full);
 pte_t __get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
