@@ -100,7 +100,9 @@ static int exit_run(const struct run_params *p, struct run_result *r,
 		pages += (u64)mm->rss;
 
 		hw_events_snapshot(&before);
+		run_phase_begin(r);
 		mmput(mm); /* exit_mmap: the measured teardown */
+		run_phase_end(r);
 		hw_events_diff(&before, &before, &hw_events);
 		for (int e = 0; e < NR_HW_EVENTS; e++)
 			total.v[e] += before.v[e];

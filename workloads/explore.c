@@ -494,6 +494,7 @@ static int explore_run(const struct run_params *p, struct run_result *r, char *e
 	n = min(n, explore_nr_scenarios - first);
 	if (lab_machine_setup(p, 16384, err, errlen))
 		return -1;
+	run_phase_begin(r);
 	for (u64 s = first; s < first + n; s++) {
 		const struct scenario *sc = &scenarios[s];
 		struct xcase none = { .at = -1 };
@@ -536,6 +537,7 @@ static int explore_run(const struct run_params *p, struct run_result *r, char *e
 			hw_violation(VIOL_OTHER, "explore: scenario %llu (%s) passed no point: "
 				     "the operation did nothing", (unsigned long long)s, op_names[sc->op]);
 	}
+	run_phase_end(r);
 	r->measured = hw_events;
 	run_result_add(r, "sequences", (double)n);
 	run_result_add(r, "operations", (double)runs);

@@ -643,6 +643,7 @@ static int fuzz_run(const struct run_params *p, struct run_result *r, char *err,
 
 	if (lab_machine_setup(p, FUZZ_PAGES * 2 + 8192, err, errlen))
 		return -1;
+	run_phase_begin(r);
 	fuzz_differential = p->variant && !strcmp(p->variant, "differential");
 	fuzz_tables_digest = 0;
 	pte_op_digest_on = fuzz_differential;
@@ -659,6 +660,7 @@ static int fuzz_run(const struct run_params *p, struct run_result *r, char *err,
 			failing = (double)(p->first_sequence + s);
 	}
 	mm_check_all_freed();
+	run_phase_end(r);
 	r->measured = hw_events;
 	run_result_add(r, "sequences", (double)seqs);
 	run_result_add(r, "operations", (double)(seqs * FUZZ_OPS));

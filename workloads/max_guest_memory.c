@@ -48,6 +48,7 @@ enum { PH_START, PH_PREFAULT, PH_RUN1, PH_RUN2, NR_PH };
 
 struct mgm {
 	const struct run_params *p;
+	struct run_result *r; /* its host_phase_ns: run2's host time */
 	struct sim_engine *e;
 	struct kvm *kvm;
 	struct mm_struct *mm;
@@ -163,12 +164,14 @@ static void main_thread(void *arg)
 	snapshot(m, PH_PREFAULT);
 	run_vcpus(m, 1);
 	snapshot(m, PH_RUN1);
+	run_phase_begin(m->r);
 	/*
 	 * The reset (x86: CR0.WP toggled in every vCPU) reloads the vCPUs'
 	 * MMU context; with TDP the EPT roots and entries are kept, so the
 	 * secondary page tables go into run2 as run1 left them.
 	 */
 	run_vcpus(m, 2);
+	run_phase_end(m->r);
 	snapshot(m, PH_RUN2);
 	lab_progress_done();
 	kswapd_stop();
@@ -267,7 +270,7 @@ static void check_conservation(struct mgm *m)
 static int max_guest_memory_run(const struct run_params *p, struct run_result *r,
 				char *err, size_t errlen)
 {
-	struct mgm m = { .p = p, .nr_pages = p->size >> PAGE_SHIFT, .nr_vcpus = p->nr_vcpus };
+	struct mgm m = { .p = p, .r = r, .nr_pages = p->size >> PAGE_SHIFT, .nr_vcpus = p->nr_vcpus };
 	enum kvm_mmu_type type = !strcmp(p->arch, "x86") ? KVM_MMU_TDP : KVM_MMU_STAGE2;
 	u64 host_pages = p->host_memory >> PAGE_SHIFT;
 	int order = lab_folio_order(p->folio_size);

@@ -40,6 +40,7 @@ static int mlock_loop_run(const struct run_params *p, struct run_result *r,
 	}
 	hw_events_snapshot(&before);
 	r->setup = before;
+	run_phase_begin(r);
 	for (u64 it = 0; it < iterations; it++) {
 		if (do_mlock(mm, ML_BASE, p->size, true)) {
 			snprintf(err, errlen, "mlock failed");
@@ -54,6 +55,7 @@ static int mlock_loop_run(const struct run_params *p, struct run_result *r,
 			lab_progress("mlock-loop: %llu/%llu iterations", (unsigned long long)(it + 1),
 				     (unsigned long long)iterations);
 	}
+	run_phase_end(r);
 	lab_progress_done();
 	hw_events_diff(&r->measured, &before, &hw_events);
 	mm_check_invariants(mm);

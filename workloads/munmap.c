@@ -28,10 +28,12 @@ static int munmap_run(const struct run_params *p, struct run_result *r,
 	hw_events_snapshot(&before);
 	r->setup = before;
 
+	run_phase_begin(r);
 	if (do_munmap(mm, MUNMAP_BASE, p->size)) {
 		snprintf(err, errlen, "munmap failed");
 		return -1;
 	}
+	run_phase_end(r);
 	hw_events_diff(&r->measured, &before, &hw_events);
 
 	mm_check_invariants(mm);

@@ -83,6 +83,7 @@ static int reclaim_file_run(const struct run_params *p, struct run_result *r,
 	mm_check_invariants(mm);
 	hw_events_snapshot(&before);
 	r->setup = before;
+	run_phase_begin(r);
 
 	u64 reclaimed = 0, hot_evicted = 0, hot = nr_pages / 8;
 	if (rehot) {
@@ -101,6 +102,7 @@ static int reclaim_file_run(const struct run_params *p, struct run_result *r,
 	} else {
 		reclaimed = reclaim_checked(file, want, &rs);
 	}
+	run_phase_end(r);
 	hw_events_diff(&r->measured, &before, &hw_events);
 	u64 cold_left = 0;
 	for (u64 i = hot; i < nr_pages; i += 1UL << order)

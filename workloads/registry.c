@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include "arch/pte_op_calls.h"
 #include "hw/invariants.h"
@@ -47,6 +48,24 @@ void run_result_add(struct run_result *r, const char *name, double v)
 	}
 	r->extra_name[r->nr_extra] = name;
 	r->extra_val[r->nr_extra++] = v;
+}
+
+static u64 mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (u64)t.tv_sec * 1000000000ULL + (u64)t.tv_nsec;
+}
+
+void run_phase_begin(struct run_result *r)
+{
+	r->host_phase_t0 = mono_ns();
+}
+
+void run_phase_end(struct run_result *r)
+{
+	r->host_phase_ns += mono_ns() - r->host_phase_t0;
 }
 
 void run_result_add_pte_op_calls(struct run_result *r)

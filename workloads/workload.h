@@ -21,6 +21,8 @@ struct run_result {
 	struct hw_counters setup;    /* events before the measured phase */
 	struct hw_counters measured; /* events of the measured phase */
 	u64 host_ns;
+	u64 host_phase_ns;  /* host time of the measured phase alone (run_phase_begin/end) */
+	u64 host_phase_t0;
 	long peak_rss_kb;
 	/* workload-specific figures for the JSON "results" object */
 	int nr_extra;
@@ -91,6 +93,13 @@ extern const struct workload *const workloads[];
 const struct workload *workload_by_name(const char *name);
 
 void run_result_add(struct run_result *r, const char *name, double v);
+/*
+ * The measured phase's host time (JSON host_phase_ns), beside the whole
+ * run's: a workload marks where its measured events start and end (a
+ * phase in several pieces adds them up).
+ */
+void run_phase_begin(struct run_result *r);
+void run_phase_end(struct run_result *r);
 /* coverage (check): "calls.<op>" and "calls_cont.<op>" of every PTE operation */
 void run_result_add_pte_op_calls(struct run_result *r);
 

@@ -34,6 +34,7 @@ static int young_scan_run(const struct run_params *p, struct run_result *r,
 
 	for (int pass = 0; pass < 2; pass++) {
 		hw_events_snapshot(&before);
+		run_phase_begin(r);
 		for (u64 f = 0; f < nr_pages; f += folio_pages) {
 			unsigned long addr = YS_BASE + f * PAGE_SIZE;
 			pte_t *ptep = pte_offset_map(pmd_walk(mm, addr), addr);
@@ -43,6 +44,7 @@ static int young_scan_run(const struct run_params *p, struct run_result *r,
 			/* what shrink_folio_list asks of every folio it isolates */
 			referenced += (u64)folio_referenced(folio, 0, NULL, &vm_flags);
 		}
+		run_phase_end(r);
 		hw_events_snapshot(&after);
 		hw_events_diff(&before, &before, &after);
 		for (int e = 0; e < NR_HW_EVENTS; e++)

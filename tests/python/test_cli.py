@@ -75,6 +75,15 @@ def test_json_contract(ptelab):
     assert j["modelled_ns"] > 0
 
 
+@pytest.mark.parametrize("args", [["munmap", "--size", "128M"], ["exit", "--size", "4M"],
+                                  ["young-scan", "--size", "16M"], ["fuzz", "--iterations", "1"]])
+def test_host_phase_ns_is_part_of_host_ns(ptelab, args):
+    """JSON host_phase_ns: the host time of the measured phase alone, beside
+    the whole run's (fuzz's measured phase is the whole run)."""
+    j = ptelab("run", *args, "--json", check_json=True)
+    assert 0 < j["host_phase_ns"] <= j["host_ns"], (j["host_phase_ns"], j["host_ns"])
+
+
 def test_zap_batch_saves_16x(ptelab):
     after = _munmap(ptelab)
     before = _munmap(ptelab, "--without", "zap-batch")
