@@ -16,6 +16,16 @@ struct mmu_notifier_subscriptions;
 typedef int spinlock_t;
 struct vm_area_struct;
 
+/*
+ * CPUs of this mm's threads that the lab runs outside hw_machine's CPUs
+ * (a VMM's vCPU threads): they are in the kernel's mm_cpumask too, so an
+ * x86 TLB shootdown of the mm IPIs those that are running. ipi() sends
+ * one to each (a vCPU in guest mode exits for it) and says how many.
+ */
+struct mm_thread_cpus {
+	unsigned int (*ipi)(struct mm_thread_cpus *tc);
+};
+
 typedef struct {
 	u64 id;   /* ASID generation and ASID (arch/asid.c) */
 	u16 asid; /* the ASID: what the TLBs are tagged with */
@@ -26,6 +36,7 @@ struct mm_struct {
 	mm_context_t context;
 	struct vm_area_struct *mmap;   /* VMAs sorted by address */
 	u64 cpumask;                   /* CPUs that ran this mm (x86 IPIs) */
+	struct mm_thread_cpus *thread_cpus; /* NULL: none beyond cpumask */
 	long rss;                      /* pages mapped */
 	long pgtables_bytes;
 	int nr_vmas;

@@ -19,6 +19,8 @@ struct task_struct {
 	unsigned int flags;     /* PF_* */
 	/* set while the task reclaims (set_task_reclaim_state) */
 	struct reclaim_state *reclaim_state;
+	/* in handle_mm_fault of a VMA with recency (lru_gen_enter_fault) */
+	bool in_lru_fault;
 };
 
 extern struct task_struct init_task;
@@ -37,6 +39,12 @@ static inline void set_task_reclaim_state(struct task_struct *task,
 					  struct reclaim_state *rs)
 {
 	task->reclaim_state = rs;
+}
+
+/* MGLRU: folios added to the LRU inside a page fault are hot (mm/memory.c) */
+static inline bool lru_gen_in_fault(void)
+{
+	return current->in_lru_fault;
 }
 
 #endif

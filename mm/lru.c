@@ -6,6 +6,7 @@
 #include "mm/lru.h"
 #include "mm/mm.h"
 #include "mm/reclaim.h"
+#include "include/sched.h"
 
 struct lruvec root_lruvec;
 
@@ -107,6 +108,10 @@ struct folio *lru_prev(struct folio *folio)
  */
 void folio_add_lru(struct folio *folio)
 {
+	/* see the comment in lru_gen_folio_seq(): a folio faulted in is hot */
+	if (lru_gen_enabled && !folio_test_unevictable(folio) && lru_gen_in_fault() &&
+	    !(current->flags & PF_MEMALLOC))
+		folio_set_active(folio);
 	if (root_lruvec.add_batch++ % PAGEVEC_SIZE == 0)
 		hw_count(EV_lock_acquire, 1);
 	folio_add_lru_locked(folio);

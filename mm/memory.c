@@ -16,6 +16,7 @@
 #include "mm/filemap.h"
 #include "mm/mm.h"
 #include "mm/mmu_notifier.h"
+#include "include/sched.h"
 #include "mm/rmap.h"
 
 
@@ -206,7 +207,7 @@ static vm_fault_t handle_pte_fault(struct vm_fault *vmf)
 	return 0;
 }
 
-vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
+static vm_fault_t __handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
 			   unsigned int flags)
 {
 	struct vm_fault vmf = {
@@ -232,6 +233,33 @@ vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
 	if (!pte_alloc_map(mm, vmf.pmd))
 		return VM_FAULT_OOM;
 	return handle_pte_fault(&vmf);
+}
+
+/*
+ * The MGLRU fault window: folios added to the LRU while it is open join
+ * a young generation (every lab VMA has recency: no VM_SEQ_READ,
+ * VM_RAND_READ or FMODE_NOREUSE).
+ */
+static void lru_gen_enter_fault(struct vm_area_struct *vma)
+{
+	(void)vma;
+	current->in_lru_fault = true;
+}
+
+static void lru_gen_exit_fault(void)
+{
+	current->in_lru_fault = false;
+}
+
+vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
+			   unsigned int flags)
+{
+	vm_fault_t ret;
+
+	lru_gen_enter_fault(vma);
+	ret = __handle_mm_fault(vma, address, flags);
+	lru_gen_exit_fault();
+	return ret;
 }
 
 /*

@@ -102,14 +102,33 @@ static void list_unlink(struct lruvec *lruvec, struct folio *folio)
 	lrugen->nr_pages[g] -= folio_nr_pages(folio);
 }
 
-/* New file folios start in the oldest generation; activated ones in the youngest. */
+/*
+ * lru_gen_folio_seq (include/linux/mm_inline.h): where a folio joins the
+ * generations. Activated (faulted in, or found young by reclaim) ones
+ * one below the youngest (the lab keeps no PG_workingset: refault
+ * distance is not modelled); anon-like swap-backed ones not in a swap
+ * cache likewise; the rest near the oldest. Never below min_seq.
+ */
+u64 lru_gen_folio_seq(const struct lruvec *lruvec, const struct folio *folio, bool reclaiming)
+{
+	const struct lru_gen_folio *lrugen = &lruvec->lrugen;
+	u64 gen;
+
+	if (folio_test_active(folio))
+		gen = MIN_NR_GENS;
+	else if (reclaiming)
+		gen = MAX_NR_GENS;
+	else if (folio_test_swapbacked(folio)) /* !file_lru, and shmem keeps no swap cache copy */
+		gen = MIN_NR_GENS;
+	else
+		gen = MAX_NR_GENS;
+	return max(lrugen->max_seq + 1 - gen, lrugen->min_seq);
+}
+
 void lru_gen_add_folio(struct lruvec *lruvec, struct folio *folio, bool reclaiming)
 {
-	struct lru_gen_folio *lrugen = &lruvec->lrugen;
-	u64 seq = folio_test_active(folio) ? lrugen->max_seq : lrugen->min_seq;
-	int g = lru_gen_from_seq(seq);
+	int g = lru_gen_from_seq(lru_gen_folio_seq(lruvec, folio, reclaiming));
 
-	(void)reclaiming;
 	folio_clear_active(folio);
 	folio->page.gen = (u8)(g + 1);
 	list_link_head(lruvec, g, folio);
@@ -491,6 +510,18 @@ bool try_to_inc_max_seq(struct lruvec *lruvec, struct reclaim_stat *rs)
 }
 
 /*
+ * evict_folios' putback (move_folios_to_lru): "don't add rejected folios
+ * to the oldest generation" - one that would land on min_seq is marked
+ * active instead.
+ */
+static void lru_gen_putback_folio(struct lruvec *lruvec, struct folio *folio)
+{
+	if (lru_gen_folio_seq(lruvec, folio, false) == lruvec->lrugen.min_seq)
+		folio_set_active(folio);
+	lru_gen_add_folio(lruvec, folio, false);
+}
+
+/*
  * evict_folios: take folios from the oldest generation's tail. A folio
  * promoted since (its gen differs) is only moved (sort_folio); the others
  * are isolated and judged by shrink_folio_list.
@@ -540,17 +571,17 @@ static u64 evict_folios(u64 nr_to_reclaim, struct lruvec *lruvec, struct reclaim
 		switch (folio_check_references(folio, rs)) {
 		case FOLIOREF_ACTIVATE:
 			folio_set_active(folio);
-			lru_gen_add_folio(lruvec, folio, true);
+			lru_gen_putback_folio(lruvec, folio);
 			rs->nr_activated += (u64)nr;
 			break;
 		case FOLIOREF_KEEP:
-			lru_gen_add_folio(lruvec, folio, true);
+			lru_gen_putback_folio(lruvec, folio);
 			break;
 		default:
 			if (reclaim_folio(folio)) { /* the folio is gone */
 				reclaimed += (u64)nr;
 			} else {
-				lru_gen_add_folio(lruvec, folio, true);
+				lru_gen_putback_folio(lruvec, folio);
 				rs->nr_kept += (u64)nr;
 			}
 		}

@@ -55,6 +55,7 @@ u64 shrink_lruvec_classic(u64 nr_to_reclaim, struct reclaim_stat *rs);
 void lru_gen_init(void);
 void lru_gen_exit(void);
 void lru_gen_add_folio(struct lruvec *lruvec, struct folio *folio, bool reclaiming);
+u64 lru_gen_folio_seq(const struct lruvec *lruvec, const struct folio *folio, bool reclaiming);
 void lru_gen_del_folio(struct lruvec *lruvec, struct folio *folio, bool reclaiming);
 void folio_update_gen(struct folio *folio, u64 seq);
 bool try_to_inc_max_seq(struct lruvec *lruvec, struct reclaim_stat *rs);

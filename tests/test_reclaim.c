@@ -5,6 +5,7 @@
 #include "mm/filemap.h"
 #include "mm/lru.h"
 #include "mm/reclaim.h"
+#include "include/sched.h"
 #include "tests/ktap.h"
 #include "tests/lab_test.h"
 
@@ -155,6 +156,38 @@ static void test_generations(void)
 	r_teardown(&r);
 }
 
+/*
+ * Where folios join the generations (7.3 folio_add_lru, lru_gen_folio_seq,
+ * evict_folios' putback): one faulted in is hot, one below the youngest;
+ * one added outside a fault sits at the oldest; one reclaim rejected
+ * (mlocked: it stays) does not go back to the oldest.
+ */
+static void test_placement(void)
+{
+	struct r_lab r;
+	struct lru_gen_folio *g = &root_lruvec.lrugen;
+	struct folio *f;
+
+	r_setup(&r, "mglru", true);
+	/* every folio came in through filemap_fault */
+	EXPECT_EQ(folios_in_gen(&r, g->max_seq - 1, 0, R_PAGES), (long)(R_PAGES / 16));
+	EXPECT_EQ(g->nr_pages[g->min_seq % MAX_NR_GENS], 0);
+	/* the same folio added again outside a fault: the oldest generation */
+	f = filemap_get_folio(r.file, 0);
+	lru_del_folio(f);
+	folio_add_lru(f);
+	EXPECT_EQ((u64)(f->page.gen - 1), g->min_seq % MAX_NR_GENS);
+	/* the fault window is the handler's alone */
+	EXPECT(!lru_gen_in_fault());
+	/* rejected by reclaim: never back to the oldest generation */
+	EXPECT_EQ(lru_gen_folio_seq(&root_lruvec, f, false), g->min_seq);
+	folio_set_active(f);
+	EXPECT_EQ(lru_gen_folio_seq(&root_lruvec, f, false), g->max_seq - 1);
+	folio_clear_active(f);
+	r_teardown(&r);
+	EXPECT_EQ(hw_violations.total, 0);
+}
+
 static void test_bloom(void)
 {
 	struct r_lab r;
@@ -225,6 +258,7 @@ static const struct ktap_case cases[] = {
 	{ "hot_survive_classic", test_hot_survive_classic },
 	{ "generations", test_generations },
 	{ "bloom_filter", test_bloom },
+	{ "placement", test_placement },
 	{ "same_decisions_classic", test_same_decisions_classic },
 	{ "same_decisions_mglru", test_same_decisions_mglru },
 };

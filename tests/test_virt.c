@@ -706,6 +706,52 @@ static void test_try_to_unmap_file_folio_arm64(void)
 	unmap_file_folio("arm64");
 }
 
+/*
+ * The vCPU threads are threads of the VMM: an x86 TLB shootdown of its
+ * mm IPIs those in guest mode, which exit for it and pay the exit and
+ * re-entry at their next entry. Here the VMM unmaps memory no memslot
+ * covers, so KVM zaps and flushes nothing: the IPIs are the host's own.
+ * arm64's broadcast TLBI interrupts no guest.
+ */
+static void shootdown(const char *arch)
+{
+	bool x86 = !strcmp(arch, "x86");
+	unsigned long other = V_HVA + 4 * V_PAGES * PAGE_SIZE;
+	struct v_lab v;
+
+	v_setup(&v, arch, false, 3, x86 ? cfg(KVM_MMU_TDP, 7, 3) : cfg(KVM_MMU_STAGE2, 7, 3),
+		true, false);
+	mmap_anon(v.mm, other, 4 * PAGE_SIZE, VM_READ | VM_WRITE, 0, false);
+	switch_mm(&hw_machine.cpu[0], v.mm);
+	EXPECT_EQ(access_user(&hw_machine.cpu[0], v.mm, other, true), 0);
+	/* vCPUs 0 and 1 stay in guest mode after their accesses; 2 never ran */
+	for (int i = 0; i < 2; i++)
+		EXPECT_EQ(access_pages(kvm_get_vcpu(v.kvm, i), 8UL * (unsigned long)i, 8, true), 0);
+	snap(&v);
+	EXPECT_EQ(do_munmap(v.mm, other, 4 * PAGE_SIZE), 0);
+	EXPECT_EQ(ev(&v, EV_kvm_flush), 0);
+	EXPECT_EQ(ev(&v, EV_ipi), x86 ? 2 : 0);
+	EXPECT_EQ(v.kvm->stat.host_shootdown_kicks, x86 ? 2 : 0);
+	EXPECT_EQ(kvm_get_vcpu(v.kvm, 0)->mode, x86 ? EXITING_GUEST_MODE : IN_GUEST_MODE);
+	EXPECT_EQ(kvm_get_vcpu(v.kvm, 2)->mode, OUTSIDE_GUEST_MODE);
+	/* the exit is paid when the vCPU next enters; no flush request came with it */
+	snap(&v);
+	EXPECT_EQ(access_pages(kvm_get_vcpu(v.kvm, 0), 0, 1, true), 0);
+	EXPECT_EQ(ev(&v, EV_vcpu_kick), x86 ? 1 : 0);
+	EXPECT_EQ(ev(&v, EV_tlbi_local), 0);
+	v_teardown(&v);
+}
+
+static void test_shootdown_x86(void)
+{
+	shootdown("x86");
+}
+
+static void test_shootdown_arm64(void)
+{
+	shootdown("arm64");
+}
+
 static void test_munmap_and_cow_invalidate(void)
 {
 	struct v_lab v;
@@ -885,6 +931,8 @@ static const struct ktap_case cases[] = {
 	{ "fault_race_arm64", test_fault_race_arm64 },
 	{ "try_to_unmap_file_folio_x86", test_try_to_unmap_file_folio_x86 },
 	{ "try_to_unmap_file_folio_arm64", test_try_to_unmap_file_folio_arm64 },
+	{ "shootdown_x86", test_shootdown_x86 },
+	{ "shootdown_arm64", test_shootdown_arm64 },
 	{ "munmap_and_cow_invalidate", test_munmap_and_cow_invalidate },
 	{ "release_on_exit", test_release_on_exit },
 	{ "two_agents_wait_on_mmu_lock", test_two_agents_wait_on_mmu_lock },

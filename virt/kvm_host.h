@@ -120,6 +120,7 @@ bool kvm_check_request_tlb_flush(struct kvm_vcpu *vcpu);
 struct kvm_stat {
 	u64 remote_tlb_flush;   /* kvm_flush_remote_tlbs() calls */
 	u64 remote_tlb_flush_ipis;
+	u64 host_shootdown_kicks; /* vCPUs in guest mode a host TLB shootdown IPI made exit */
 	u64 age_calls;          /* clear_flush_young / clear_young / test_young */
 	u64 age_young;          /* ... that found something young */
 	u64 test_clear_young_fast; /* test_clear_young calls done on the fast path */
@@ -154,6 +155,8 @@ struct kvm {
 	u64 all_req_gen;
 	unsigned long *in_guest;
 	struct mmu_notifier mmu_notifier;
+	/* the vCPU threads as CPUs of the VMM's mm (host TLB shootdowns reach them) */
+	struct mm_thread_cpus thread_cpus;
 	bool s2_hw_af;   /* arm64: stage-2 AF managed by hardware (HAFDBS, VTCR_EL2.HA) */
 	bool tlbi_range; /* arm64: FEAT_TLBIRANGE (stage-2 unmaps flush by range) */
 	struct kvm_stat stat;

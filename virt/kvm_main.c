@@ -388,6 +388,33 @@ void kvm_make_all_cpus_request(struct kvm *kvm, unsigned int req)
 	}
 }
 
+/*
+ * A host TLB shootdown of the VMM's mm (x86 flush_tlb_mm_range from
+ * reclaim's unmap, say) IPIs the CPUs running its threads. A vCPU in
+ * guest mode takes an external-interrupt exit for it, runs the flush and
+ * re-enters (vcpu_kick, paid when it next enters); the sender's part per
+ * target, sending and waiting for the ack, is the ipi the caller counts.
+ * vCPU threads in the host kernel at that moment would ack from there,
+ * cheaply, and sleeping ones are lazy and skipped: neither is counted.
+ */
+static unsigned int kvm_vcpu_threads_ipi(struct mm_thread_cpus *tc)
+{
+	struct kvm *kvm = (struct kvm *)((char *)tc - offsetof(struct kvm, thread_cpus));
+	int words = (kvm->nr_vcpus + KVM_LONG_BITS - 1) / KVM_LONG_BITS;
+	unsigned int n = 0;
+
+	for (int w = 0; w < words; w++) {
+		while (kvm->in_guest[w]) {
+			int i = w * KVM_LONG_BITS + __builtin_ctzl(kvm->in_guest[w]);
+
+			kvm_vcpu_set_mode(&kvm->vcpus[i], EXITING_GUEST_MODE);
+			n++;
+		}
+	}
+	kvm->stat.host_shootdown_kicks += n;
+	return n;
+}
+
 void kvm_vcpu_set_mode(struct kvm_vcpu *vcpu, enum vcpu_mode mode)
 {
 	unsigned long bit = 1UL << (vcpu->vcpu_id % KVM_LONG_BITS);
@@ -428,6 +455,10 @@ struct kvm *kvm_create_vm(struct mm_struct *mm, const struct kvm_create_params *
 		kvm->vcpus[i].vcpu_id = i;
 		kvm->vcpus[i].mode = OUTSIDE_GUEST_MODE;
 	}
+	/* KVM_RUN runs in the VMM's threads: their CPUs hold the VMM's mm */
+	kvm->thread_cpus.ipi = kvm_vcpu_threads_ipi;
+	if (!mm->thread_cpus)
+		mm->thread_cpus = &kvm->thread_cpus;
 	kvm->mmu_notifier.ops = p->cfg.test_clear_young ? &kvm_mmu_notifier_ops_test_clear_young
 							: &kvm_mmu_notifier_ops;
 	mmu_notifier_register(&kvm->mmu_notifier, mm);
@@ -436,6 +467,8 @@ struct kvm *kvm_create_vm(struct mm_struct *mm, const struct kvm_create_params *
 
 void kvm_destroy_vm(struct kvm *kvm)
 {
+	if (kvm->mm && kvm->mm->thread_cpus == &kvm->thread_cpus)
+		kvm->mm->thread_cpus = NULL;
 	/* mmu_notifier_unregister() releases a subscriber exit has not released */
 	if (kvm->mmu_notifier.mm) {
 		kvm_flush_shadow_all(kvm);

@@ -223,6 +223,10 @@ static void add_results(struct mgm *m, struct run_result *r)
 	run_result_add(r, "remote_tlb_flushes",
 		       (double)(m->kst[PH_RUN2].remote_tlb_flush - m->kst[PH_RUN1].remote_tlb_flush));
 	run_result_add(r, "flush_ipis", (double)(b->v[EV_ipi] - a->v[EV_ipi]));
+	/* of those, the host's own shootdowns (reclaim's unmap) that made a vCPU exit */
+	run_result_add(r, "host_shootdown_kicks",
+		       (double)(m->kst[PH_RUN2].host_shootdown_kicks -
+				m->kst[PH_RUN1].host_shootdown_kicks));
 	run_result_add(r, "secondary_faults",
 		       (double)(b->v[EV_secondary_fault] - a->v[EV_secondary_fault]));
 	run_result_add(r, "fault_retries", (double)(b->v[EV_fault_retry] - a->v[EV_fault_retry]));

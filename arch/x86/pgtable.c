@@ -233,6 +233,9 @@ static void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start,
 			hw_count(EV_ipi, 1);
 		flush_tlb_func(c, mm->context.asid, start, end, stride_shift);
 	}
+	/* native_flush_tlb_multi: the mm's other running threads, not lazy */
+	if (mm->thread_cpus)
+		hw_count(EV_ipi, mm->thread_cpus->ipi(mm->thread_cpus));
 }
 
 static void x_flush_tlb_range(struct vm_area_struct *vma, unsigned long start,

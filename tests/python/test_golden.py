@@ -11,6 +11,7 @@ path) rewrites the record on purpose and says so in its commit:
 """
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,8 @@ KEEP = ("workload", "arch", "impl", "profile", "params", "measured", "events", "
 
 
 def _binary():
+    if os.environ.get("PTELAB_BIN"):
+        return Path(os.environ["PTELAB_BIN"])
     san = ROOT / "build" / "san" / "ptelab"
     return san if san.exists() else ROOT / "ptelab"
 
