@@ -51,4 +51,8 @@ check: ptelab $(TEST_BINS) $(B)/san/ptelab
 clean:
 	rm -rf $(B) ptelab
 
-.PHONY: all check clean
+# issue 14's figures and targets, measured in one run (tools/bench.py)
+bench: ptelab
+	@python3 tools/bench.py
+
+.PHONY: all check clean bench

@@ -7,67 +7,91 @@
 #include "hw/pgtable_mem.h"
 
 /*
- * Page-table pages come and go at every munmap, so freed slots go on a
- * free list and are reused. Every slot ever allocated is also kept in
- * all_slots, so a machine reset can hand them all back at once (tables a
- * failed run left behind included): the host memory is a cache, invisible
- * to a run because a slot is zeroed when handed out and nothing in the lab
- * depends on its address (hashes use the table's id, numbered per machine).
+ * Page-table pages come and go at every munmap, so freed tables go on a
+ * free list and are reused. Chunks are never given back: a machine reset
+ * makes every table of every chunk free again (tables a failed run left
+ * behind included) and hands them out in the same order as the first
+ * time, without touching the ones not needed. The host memory is a
+ * cache, invisible to a run: a table is zeroed when handed out and
+ * nothing in the lab depends on its address (hashes use the table's id,
+ * numbered per machine).
  */
+unsigned int hw_pt_stride_shift;
 static void *free_slots;
 static u64 live;    /* tables handed out and not freed, this machine */
 static u32 next_id; /* ids of this machine's tables, in allocation order */
-static void **all_slots;
-static u64 nr_slots, max_slots;
+static void **chunks;
+static u64 nr_chunks, max_chunks;
+static u64 cur_chunk;      /* the chunk tables are carved from next */
+static unsigned int cur_pos; /* and the position in it */
 
 /*
  * Under --sanitize a ptelab built without AddressSanitizer runs with its
- * runtime preloaded and only the kernel backend instrumented. Then the lab's
- * half of every slot is poisoned, so kernel code that runs past the end of
- * a table is reported ("use-after-poison") instead of silently rewriting
- * the shadow bits the checks rely on. (An instrumented ptelab reads those
- * bits itself, so there the half stays open.)
+ * runtime preloaded and only the kernel backend instrumented. Then every
+ * table is followed by a poisoned guard page, so kernel code that runs
+ * past the end of a table is reported ("use-after-poison") instead of
+ * silently rewriting the next table. (An instrumented ptelab, or one
+ * without the runtime, packs tables back to back.)
  */
-#ifndef __SANITIZE_ADDRESS__
-static void lab_half_poison(void *slot, bool poison)
-{
-	static void (*fn[2])(const volatile void *, size_t);
-	static bool looked;
+static void (*asan_poison)(const volatile void *, size_t);
 
-	if (!looked) {
-		*(void **)&fn[0] = dlsym(RTLD_DEFAULT, "__asan_unpoison_memory_region");
-		*(void **)&fn[1] = dlsym(RTLD_DEFAULT, "__asan_poison_memory_region");
-		looked = true;
-	}
-	if (fn[poison])
-		fn[poison]((char *)slot + PAGE_SIZE, PAGE_SIZE);
-}
-#else
-static void lab_half_poison(void *slot, bool poison)
+static void pt_choose_stride(void)
 {
-}
+#ifndef __SANITIZE_ADDRESS__
+	*(void **)&asan_poison = dlsym(RTLD_DEFAULT, "__asan_poison_memory_region");
 #endif
+	hw_pt_stride_shift = asan_poison ? PAGE_SHIFT + 1 : PAGE_SHIFT;
+}
+
+/* The positions before this one hold the chunk's metas. */
+static unsigned int pt_first_pos(void)
+{
+	size_t header = (PT_CHUNK_SIZE >> hw_pt_stride_shift) * sizeof(struct pt_meta);
+
+	return (unsigned int)((header + (1UL << hw_pt_stride_shift) - 1) >> hw_pt_stride_shift);
+}
+
+static void *pt_carve(void)
+{
+	if (cur_chunk == nr_chunks) {
+		void *chunk = host_aligned_alloc(PT_CHUNK_SIZE, PT_CHUNK_SIZE, "page-table pages");
+
+		if (nr_chunks == max_chunks) {
+			max_chunks = max_chunks ? 2 * max_chunks : 16;
+			chunks = host_realloc(chunks, max_chunks * sizeof(*chunks), "page-table pages");
+		}
+		chunks[nr_chunks++] = chunk;
+		if (asan_poison)
+			for (unsigned int i = pt_first_pos(); i < PT_CHUNK_SIZE >> hw_pt_stride_shift; i++)
+				asan_poison((char *)chunk + ((size_t)i << hw_pt_stride_shift) + PAGE_SIZE,
+					    PAGE_SIZE);
+		cur_pos = pt_first_pos();
+	}
+	void *table = (char *)chunks[cur_chunk] + ((size_t)cur_pos << hw_pt_stride_shift);
+
+	if (++cur_pos == PT_CHUNK_SIZE >> hw_pt_stride_shift) {
+		cur_chunk++;
+		cur_pos = pt_first_pos();
+	}
+	return table;
+}
 
 u64 *hw_pt_alloc(int level)
 {
 	void *slot = free_slots;
+	struct pt_meta *meta;
 
-	if (slot) {
+	if (!hw_pt_stride_shift)
+		pt_choose_stride();
+	if (slot)
 		free_slots = *(void **)slot;
-	} else {
-		slot = host_aligned_alloc(PT_SLOT_SIZE, PT_SLOT_SIZE, "page-table pages");
-		if (nr_slots == max_slots) {
-			max_slots = max_slots ? 2 * max_slots : 1024;
-			all_slots = host_realloc(all_slots, max_slots * sizeof(*all_slots),
-						 "page-table pages");
-		}
-		all_slots[nr_slots++] = slot;
-	}
-	lab_half_poison(slot, false);
-	memset(slot, 0, PT_SLOT_SIZE);
-	hw_pt_meta(slot)->level = level;
-	hw_pt_meta(slot)->id = next_id++;
-	lab_half_poison(slot, true);
+	else
+		slot = pt_carve();
+	memset(slot, 0, PAGE_SIZE);
+	meta = hw_pt_meta(slot);
+	memset(meta, 0, sizeof(*meta));
+	meta->level = level;
+	meta->id = next_id++;
 	live++;
 	hw_count(EV_pt_alloc, 1);
 	return slot;
@@ -89,10 +113,8 @@ u64 hw_pt_live(void)
 void hw_pt_reset(void)
 {
 	free_slots = NULL;
-	for (u64 i = nr_slots; i-- > 0;) {
-		*(void **)all_slots[i] = free_slots;
-		free_slots = all_slots[i];
-	}
+	cur_chunk = 0;
+	cur_pos = hw_pt_stride_shift ? pt_first_pos() : 0;
 	live = 0;
 	next_id = 0;
 }

@@ -36,25 +36,43 @@ enum pageflags {
 struct address_space;
 
 struct page {
-	unsigned long flags;
-	u32 lru_next, lru_prev;        /* LRU or buddy list links, by pfn */
+	u32 flags;                     /* PG_* bits */
+	u8 order;
+	u8 gen;                        /* MGLRU generation (+1; 0 = none) */
+	u8 private_;                   /* MGLRU: the list it sits on (+1) */
+	union {
+		struct {
+			u32 lru_next, lru_prev; /* LRU or buddy list links, by pfn */
+		};
+		/*
+		 * The first tail page of a large folio: the folio's own
+		 * mapcounts, as the kernel keeps them in struct folio's second
+		 * page (folio_tail1()). A tail page is on no list.
+		 */
+		struct {
+			int _large_mapcount;  /* -1 based sum over the pages */
+			int _nr_pages_mapped; /* pages with _mapcount >= 0 */
+		};
+	};
 	struct address_space *mapping; /* page cache owner; NULL for anon */
 	unsigned long index;           /* offset in file or anon virtual page */
 	int _refcount;
 	int _mapcount;                 /* -1 based, as in the kernel */
-	int _large_mapcount;           /* head: -1 based sum over pages */
-	int _nr_pages_mapped;          /* head: pages with _mapcount >= 0 */
-	u8 order;
-	u8 gen;                        /* MGLRU generation (+1; 0 = none) */
-	u16 memcg_id;
-	u32 private_;
 };
 
-_Static_assert(sizeof(struct page) <= 64, "struct page must stay compact");
+/* the host memory a simulated page costs: issue 14's budget is 64 bytes in all */
+_Static_assert(sizeof(struct page) <= 40, "struct page must stay compact");
+_Static_assert(NR_PAGEFLAGS <= 32, "page flags are a u32");
 
 struct folio {
 	struct page page;
 };
+
+/* A large folio's second page, where its mapcounts are (never for order 0). */
+static inline struct page *folio_tail1(const struct folio *folio)
+{
+	return (struct page *)&folio->page + 1;
+}
 
 extern struct page *mem_map;
 extern u64 max_pfn;
@@ -113,11 +131,11 @@ static inline struct page *folio_page(struct folio *folio, long n)
 	}                                                                      \
 	static inline void folio_set_##name(struct folio *f)                  \
 	{                                                                      \
-		f->page.flags |= 1UL << (bit);                                 \
+		f->page.flags |= 1U << (bit);                                 \
 	}                                                                      \
 	static inline void folio_clear_##name(struct folio *f)                \
 	{                                                                      \
-		f->page.flags &= ~(1UL << (bit));                              \
+		f->page.flags &= ~(1U << (bit));                              \
 	}
 
 FOLIO_FLAG_FUNCS(referenced, PG_referenced)
@@ -141,12 +159,12 @@ static inline bool PageAnonExclusive(const struct page *page)
 
 static inline void SetPageAnonExclusive(struct page *page)
 {
-	page->flags |= 1UL << PG_anon_exclusive;
+	page->flags |= 1U << PG_anon_exclusive;
 }
 
 static inline void ClearPageAnonExclusive(struct page *page)
 {
-	page->flags &= ~(1UL << PG_anon_exclusive);
+	page->flags &= ~(1U << PG_anon_exclusive);
 }
 
 /* Reference counting: every refcount RMW is a counted atomic. */
@@ -178,7 +196,7 @@ static inline int folio_mapcount(const struct folio *folio)
 {
 	if (!folio_test_large(folio))
 		return folio->page._mapcount + 1;
-	return folio->page._large_mapcount + 1;
+	return folio_tail1(folio)->_large_mapcount + 1;
 }
 
 static inline bool folio_mapped(const struct folio *folio)

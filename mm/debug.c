@@ -9,6 +9,7 @@
  * reference per mapping, nothing leaks; plus the hardware-level sweeps.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "hw/cpu.h"
 #include "hw/host.h"
@@ -16,34 +17,69 @@
 #include "hw/phys.h"
 #include "mm/mm.h"
 
+/*
+ * What the walk counts per frame, in as little host memory as it can
+ * (the sweep runs at every check, at full scale too): mappings as u16,
+ * redone as int if a count ever passes 65534; PMD mappings per 2 MiB
+ * frame; "some PTE is dirty" as a bitmap.
+ */
+struct map_counts {
+	u16 *maps16;
+	int *maps32;    /* the wide pass, after an overflow */
+	bool overflow;
+	int *pmd_maps;  /* by pfn >> PMD_ORDER */
+	u8 *dirty;      /* one bit per frame */
+};
+
+static inline void maps_inc(struct map_counts *mc, u64 pfn)
+{
+	if (mc->maps32)
+		mc->maps32[pfn]++;
+	else if (mc->maps16[pfn] == UINT16_MAX)
+		mc->overflow = true;
+	else
+		mc->maps16[pfn]++;
+}
+
+static inline int maps_get(const struct map_counts *mc, u64 pfn)
+{
+	return mc->maps32 ? mc->maps32[pfn] : mc->maps16[pfn];
+}
+
+static inline bool dirty_test(const struct map_counts *mc, u64 pfn)
+{
+	return mc->dirty[pfn / 8] & (1U << (pfn % 8));
+}
+
 /* Mappings and dirty state of one PTE table. */
-static u64 count_ptes(pte_t *pte, int *maps, u8 *dirty)
+static u64 count_ptes(pte_t *pte, struct map_counts *mc)
 {
 	struct hw_gather_cache gc = { 0 };
 	u64 present = 0;
 
 	for (int i = 0; i < PTRS_PER_PTE; i++) {
 		pte_t entry = pte[i];
+		u64 pfn = pte_pfn(entry);
 
 		if (pte_none(entry))
 			continue;
 		if (!pte_present(entry)) {
-			if (pte_pfn(entry) < max_pfn)
-				maps[pte_pfn(entry)]++;
+			if (pfn < max_pfn)
+				maps_inc(mc, pfn);
 			continue;
 		}
 		present++;
-		if (pte_pfn(entry) >= max_pfn)
+		if (pfn >= max_pfn)
 			continue;
-		maps[pte_pfn(entry)]++;
+		maps_inc(mc, pfn);
 		if (hw_cont_gathered(&gc, &pte[i].pte, true))
-			dirty[pte_pfn(entry)] = 1;
+			mc->dirty[pfn / 8] |= (u8)(1U << (pfn % 8));
 	}
 	return present;
 }
 
 /* Every entry of an mm's tables, read without counting events; the pages present. */
-static u64 count_mm(struct mm_struct *mm, int *maps, int *pmd_maps, u8 *dirty)
+static u64 count_mm(struct mm_struct *mm, struct map_counts *mc)
 {
 	u64 present = 0;
 
@@ -61,9 +97,10 @@ static u64 count_mm(struct mm_struct *mm, int *maps, int *pmd_maps, u8 *dirty)
 				pmd_t pmd = pud_pgtable(pud)[k];
 
 				if (pmd_table(pmd)) {
-					present += count_ptes((pte_t *)pmd_page_vaddr(pmd), maps, dirty);
+					present += count_ptes((pte_t *)pmd_page_vaddr(pmd), mc);
 				} else if (pmd_leaf(pmd)) {
-					pmd_maps[pmd_pfn(pmd)]++;
+					if (pmd_pfn(pmd) < max_pfn)
+						mc->pmd_maps[pmd_pfn(pmd) >> PMD_ORDER]++;
 					present += 1UL << PMD_ORDER;
 				}
 			}
@@ -79,9 +116,9 @@ static u64 count_mm(struct mm_struct *mm, int *maps, int *pmd_maps, u8 *dirty)
  * lose the data. (After fork one side's PTE may be clean: the union
  * is what counts, as it is for the kernel.)
  */
-static void check_written(u64 pfn, const u8 *dirty, int *reported)
+static void check_written(u64 pfn, const struct map_counts *mc, int *reported)
 {
-	if (!hw_frame_written(pfn) || dirty[pfn] || folio_test_dirty(pfn_folio(pfn)))
+	if (!hw_frame_written(pfn) || dirty_test(mc, pfn) || folio_test_dirty(pfn_folio(pfn)))
 		return;
 	if ((*reported)++ < 4)
 		hw_violation(VIOL_LOST_DIRTY, "pfn %#llx was written but no PTE nor its folio is dirty",
@@ -135,16 +172,36 @@ void mm_check_rss(const struct mm_struct *mm)
 	check_rss(mm, mm_count_present_pages(mm));
 }
 
+static void count_all(struct map_counts *mc, bool check)
+{
+	for (struct mm_struct *m = mm_list; m; m = m->next_mm) {
+		u64 present = count_mm(m, mc);
+
+		if (check)
+			check_rss(m, present);
+	}
+}
+
 void mm_check_invariants(struct mm_struct *mm)
 {
-	int *maps = host_calloc(max_pfn, sizeof(int), "the mapcount check");
-	int *pmd_maps = host_calloc(max_pfn, sizeof(int), "the mapcount check");
-	u8 *dirty = host_calloc(max_pfn, 1, "the mapcount check");
+	size_t nr_pmds = (max_pfn >> PMD_ORDER) + 1;
+	struct map_counts mc = {
+		.maps16 = host_calloc(max_pfn, sizeof(u16), "the mapcount check"),
+		.pmd_maps = host_calloc(nr_pmds, sizeof(int), "the mapcount check"),
+		.dirty = host_calloc(max_pfn / 8 + 1, 1, "the mapcount check"),
+	};
 	int reported = 0;
 
 	(void)mm;
-	for (struct mm_struct *m = mm_list; m; m = m->next_mm) {
-		check_rss(m, count_mm(m, maps, pmd_maps, dirty));
+	count_all(&mc, true);
+	if (mc.overflow) {
+		/* a frame mapped 65535 times or more: count again, wide */
+		free(mc.maps16);
+		mc.maps16 = NULL;
+		mc.maps32 = host_calloc(max_pfn, sizeof(int), "the mapcount check");
+		memset(mc.pmd_maps, 0, nr_pmds * sizeof(int));
+		memset(mc.dirty, 0, max_pfn / 8 + 1);
+		count_all(&mc, false);
 	}
 	for (u64 pfn = 0; pfn < max_pfn;) {
 		struct page *p = &mem_map[pfn];
@@ -155,17 +212,17 @@ void mm_check_invariants(struct mm_struct *mm)
 			continue;
 		}
 		struct folio *folio = (struct folio *)p;
-		long total = pmd_maps[pfn];
+		long total = pfn % (1UL << PMD_ORDER) ? 0 : mc.pmd_maps[pfn >> PMD_ORDER];
 		for (u64 i = 0; i < nr; i++) {
 			struct page *sub = &mem_map[pfn + i];
+			int maps = maps_get(&mc, pfn + i);
 
-			total += maps[pfn + i];
-			if (maps[pfn + i])
-				check_written(pfn + i, dirty, &reported);
-			if (sub->_mapcount + 1 != maps[pfn + i] && reported++ < 4)
+			total += maps;
+			if (maps)
+				check_written(pfn + i, &mc, &reported);
+			if (sub->_mapcount + 1 != maps && reported++ < 4)
 				hw_violation(VIOL_MAPCOUNT, "pfn %#llx mapcount %d but %d PTEs map it",
-					     (unsigned long long)(pfn + i), sub->_mapcount + 1,
-					     maps[pfn + i]);
+					     (unsigned long long)(pfn + i), sub->_mapcount + 1, maps);
 		}
 		if (folio_test_large(folio) && folio_mapcount(folio) != total && reported++ < 4)
 			hw_violation(VIOL_MAPCOUNT, "folio %#llx mapcount %d but %ld mappings",
@@ -182,9 +239,10 @@ void mm_check_invariants(struct mm_struct *mm)
 	for (struct mm_struct *m = mm_list; m; m = m->next_mm)
 		oracle_sweep(m->pgd);
 	hw_check_tlbs();
-	free(maps);
-	free(pmd_maps);
-	free(dirty);
+	free(mc.maps16);
+	free(mc.maps32);
+	free(mc.pmd_maps);
+	free(mc.dirty);
 }
 
 void mm_check_all_freed(void)

@@ -31,12 +31,12 @@ void address_space_destroy(struct address_space *mapping)
 {
 	/* truncate: drop every cached folio (they must be unmapped by now) */
 	for (u64 i = 0; i < mapping->nr_pages; i++) {
-		struct folio *folio = mapping->cache[i];
+		struct folio *folio = xa_load(mapping, i);
 
 		if (xa_is_value(folio)) {
 			/* shmem_undo_range: the page's swap slot goes with it */
 			swap_free(radix_to_swp_entry(folio));
-			mapping->cache[i] = NULL;
+			xa_store(mapping, i, NULL);
 			mapping->nrswapped--;
 			continue;
 		}
@@ -53,7 +53,7 @@ void address_space_destroy(struct address_space *mapping)
 
 struct folio *filemap_get_folio(struct address_space *mapping, u64 index)
 {
-	struct folio *entry = index < mapping->nr_pages ? mapping->cache[index] : NULL;
+	struct folio *entry = index < mapping->nr_pages ? xa_load(mapping, index) : NULL;
 
 	return xa_is_value(entry) ? NULL : entry;
 }
@@ -72,7 +72,7 @@ struct folio *filemap_read_folio(struct address_space *mapping, u64 index)
 	folio->page.mapping = mapping;
 	folio->page.index = start;
 	for (u64 i = 0; i < nr && start + i < mapping->nr_pages; i++)
-		mapping->cache[start + i] = folio;
+		xa_store(mapping, start + i, folio);
 	mapping->nrpages += (long)nr;
 	folio_add_lru(folio);
 	return folio;
@@ -106,9 +106,9 @@ void filemap_remove_folio(struct folio *folio)
 	u64 nr = (u64)folio_nr_pages(folio);
 
 	for (u64 i = 0; i < nr && folio->page.index + i < mapping->nr_pages; i++) {
-		if (mapping->cache[folio->page.index + i] == folio)
+		if (xa_load(mapping, folio->page.index + i) == folio)
 			removed_pages++;
-		mapping->cache[folio->page.index + i] = NULL;
+		xa_store(mapping, folio->page.index + i, NULL);
 	}
 	mapping->nrpages -= (long)nr;
 	folio->page.mapping = NULL;

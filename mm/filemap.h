@@ -13,7 +13,7 @@
 #include "mm/mm.h"
 
 struct address_space {
-	struct folio **cache;  /* one slot per file page, the folio's head */
+	u32 *cache;            /* one slot per file page: see xa_load() */
 	u64 nr_pages;          /* file size in pages */
 	unsigned int order;    /* folio order readahead allocates */
 	long nrpages;          /* pages cached */
@@ -25,6 +25,37 @@ struct address_space {
 	long nrswapped;
 	struct rb_root_cached i_mmap; /* the VMAs mapping the file */
 };
+
+/*
+ * The page cache is an xarray in the kernel; here it is one u32 per file
+ * page (4 host bytes, not a pointer's 8): 0 empty, (pfn + 1) << 1 the
+ * folio's head, or a value entry (bit 0 set: shmem's swap entry, as
+ * swp_to_radix_entry makes it). xa_load and xa_store speak entries.
+ */
+#define XA_MAX_INDEX_VAL ((1UL << 31) - 2)
+
+static inline void *xa_load(const struct address_space *mapping, u64 index)
+{
+	u32 v = mapping->cache[index];
+
+	if (v & 1)
+		return (void *)(uintptr_t)v;
+	return v ? (void *)&mem_map[(v >> 1) - 1] : NULL;
+}
+
+static inline void xa_store(struct address_space *mapping, u64 index, const void *entry)
+{
+	uintptr_t e = (uintptr_t)entry, v;
+
+	if (!entry)
+		v = 0;
+	else if (e & 1)
+		v = e;
+	else
+		v = (u64)(page_to_pfn((const struct page *)entry) + 1) << 1;
+	/* fits: page_alloc_init and swapon keep pfns and slots below 2^31 - 1 */
+	mapping->cache[index] = (u32)v;
+}
 
 struct address_space *address_space_create(u64 size, unsigned int order);
 void address_space_destroy(struct address_space *mapping);

@@ -100,8 +100,8 @@ static vm_fault_t do_huge_pmd_anonymous_page(struct vm_fault *vmf)
 	/* PMD-mapped: the folio is mapped once as a whole, by one reference */
 	for (int i = 0; i < (1 << PMD_ORDER); i++)
 		folio_page(folio, i)->_mapcount = -1;
-	folio->page._nr_pages_mapped = 0;
-	folio->page._large_mapcount = 0;
+	folio_tail1(folio)->_nr_pages_mapped = 0;
+	folio_tail1(folio)->_large_mapcount = 0;
 	folio_add_lru(folio);
 	vma->vm_mm->rss += 1 << PMD_ORDER;
 	entry = pte_mkyoung(pfn_pte(folio_pfn(folio), vma->vm_page_prot));
@@ -461,7 +461,7 @@ static void zap_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma,
 	tlb->cleared_pmds = true;
 	hw_count(EV_rmap_call, 1);
 	hw_count(EV_mapcount_atomic, 1);
-	folio->page._large_mapcount--;
+	folio_tail1(folio)->_large_mapcount--;
 	vma->vm_mm->rss -= 1 << PMD_ORDER;
 	if (__tlb_remove_page(tlb, &folio->page, false))
 		tlb_flush_mmu(tlb);

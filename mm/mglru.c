@@ -79,7 +79,7 @@ static void list_link_head(struct lruvec *lruvec, int g, struct folio *folio)
 	else
 		lrugen->tail[g] = pfn;
 	lrugen->head[g] = pfn;
-	p->private_ = (u32)g + 1;
+	p->private_ = (u8)(g + 1);
 	lrugen->nr_pages[g] += folio_nr_pages(folio);
 }
 
@@ -104,10 +104,13 @@ static void list_unlink(struct lruvec *lruvec, struct folio *folio)
 
 /*
  * lru_gen_folio_seq (include/linux/mm_inline.h): where a folio joins the
- * generations. Activated (faulted in, or found young by reclaim) ones
- * one below the youngest (the lab keeps no PG_workingset: refault
- * distance is not modelled); anon-like swap-backed ones not in a swap
- * cache likewise; the rest near the oldest. Never below min_seq.
+ * generations. Activated ones (faulted in, or found young by reclaim)
+ * one below the youngest, or the youngest if in the working set;
+ * swap-backed ones not in a swap cache, and ones under writeback for
+ * reclaim, likewise one below; the rest near the oldest. Never below
+ * min_seq. (The lab sets no PG_workingset, PG_reclaim or PG_writeback:
+ * refault distance and writeback are not modelled; shmem keeps no swap
+ * cache copy, so no folio is in one.)
  */
 u64 lru_gen_folio_seq(const struct lruvec *lruvec, const struct folio *folio, bool reclaiming)
 {
@@ -115,13 +118,15 @@ u64 lru_gen_folio_seq(const struct lruvec *lruvec, const struct folio *folio, bo
 	u64 gen;
 
 	if (folio_test_active(folio))
-		gen = MIN_NR_GENS;
+		gen = MIN_NR_GENS - folio_test_workingset(folio);
 	else if (reclaiming)
 		gen = MAX_NR_GENS;
-	else if (folio_test_swapbacked(folio)) /* !file_lru, and shmem keeps no swap cache copy */
+	else if (folio_test_swapbacked(folio) /* !folio_is_file_lru && !swapcache */ ||
+		 (folio_test_reclaim(folio) &&
+		  (folio_test_dirty(folio) || folio_test_writeback(folio))))
 		gen = MIN_NR_GENS;
 	else
-		gen = MAX_NR_GENS;
+		gen = MAX_NR_GENS - folio_test_workingset(folio);
 	return max(lrugen->max_seq + 1 - gen, lrugen->min_seq);
 }
 

@@ -32,7 +32,7 @@ static void list_add(unsigned int order, u64 pfn)
 	if (free_head[order] != NULL_PFN)
 		mem_map[free_head[order]].lru_prev = (u32)pfn;
 	free_head[order] = (u32)pfn;
-	p->flags = 1UL << PG_buddy;
+	p->flags = 1U << PG_buddy;
 	p->order = (u8)order;
 }
 
@@ -73,7 +73,8 @@ static void fill_free_lists(void)
 int page_alloc_init(u64 nr_frames)
 {
 	page_alloc_exit();
-	if (nr_frames >= NULL_PFN)
+	/* list links are u32 pfns; the page cache keeps (pfn + 1) << 1 in a u32 */
+	if (nr_frames > (1UL << 31) - 2)
 		return -1;
 	mem_map = host_calloc(nr_frames, sizeof(*mem_map), "struct pages (mem_map)");
 	max_pfn = nr_frames;
@@ -128,9 +129,11 @@ static struct folio *rmqueue(unsigned int order)
 	}
 	struct folio *folio = (struct folio *)&mem_map[pfn];
 	folio->page._refcount = 1;
-	folio->page._large_mapcount = -1;
-	if (order)
+	if (order) {
 		folio->page.flags |= 1UL << PG_head;
+		folio_tail1(folio)->_large_mapcount = -1;
+		folio_tail1(folio)->_nr_pages_mapped = 0;
+	}
 	hw_frames_set_free(pfn, 1UL << order, false);
 	hw_count(EV_folio_alloc, 1);
 	return folio;

@@ -30,8 +30,8 @@ void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
 		SetPageAnonExclusive(folio_page(folio, i));
 	}
 	if (folio_test_large(folio)) {
-		folio->page._nr_pages_mapped = (int)nr;
-		folio->page._large_mapcount = (int)nr - 1;
+		folio_tail1(folio)->_nr_pages_mapped = (int)nr;
+		folio_tail1(folio)->_large_mapcount = (int)nr - 1;
 	}
 }
 
@@ -44,7 +44,7 @@ static void __folio_add_rmap(struct folio *folio, struct page *page, int nr,
 		hw_count(EV_mapcount_atomic, 1);
 		if (page->_mapcount++ == -1 && folio_test_large(folio)) {
 			hw_count(EV_mapcount_atomic, 1);
-			folio->page._nr_pages_mapped++;
+			folio_tail1(folio)->_nr_pages_mapped++;
 		}
 		/* fork: the pages stop being exclusive to the parent */
 		if (share_anon)
@@ -52,7 +52,7 @@ static void __folio_add_rmap(struct folio *folio, struct page *page, int nr,
 	}
 	if (folio_test_large(folio)) {
 		hw_count(EV_mapcount_atomic, 1);
-		folio->page._large_mapcount += nr;
+		folio_tail1(folio)->_large_mapcount += nr;
 	}
 }
 
@@ -86,11 +86,11 @@ void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 		hw_count(EV_mapcount_atomic, 1);
 		if (--page->_mapcount == -1) {
 			hw_count(EV_mapcount_atomic, 1);
-			folio->page._nr_pages_mapped--;
+			folio_tail1(folio)->_nr_pages_mapped--;
 		}
 	}
 	hw_count(EV_mapcount_atomic, 1);
-	folio->page._large_mapcount -= nr;
+	folio_tail1(folio)->_large_mapcount -= nr;
 	/*
 	 * An anonymous large folio left partly mapped may be worth splitting:
 	 * it is queued (under the split-queue lock) once. Zapping a folio one

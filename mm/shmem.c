@@ -39,7 +39,7 @@ static void shmem_add_to_page_cache(struct folio *folio, struct address_space *m
 	folio->page.index = start;
 	folio_set_swapbacked(folio);
 	for (u64 i = 0; i < nr; i++)
-		mapping->cache[start + i] = folio;
+		xa_store(mapping, start + i, folio);
 	mapping->nrpages += (long)nr;
 }
 
@@ -52,7 +52,7 @@ static struct folio *shmem_swapin_folio(struct address_space *mapping, u64 start
 
 	sim_frame_enter(frame);
 	for (u64 i = 0; i < nr; i++)
-		entries[i] = radix_to_swp_entry(mapping->cache[start + i]);
+		entries[i] = radix_to_swp_entry(xa_load(mapping, start + i));
 	mapping->nrswapped -= (long)nr;
 	folio_set_locked(folio);
 	shmem_add_to_page_cache(folio, mapping, start, nr);
@@ -96,9 +96,9 @@ struct folio *shmem_get_folio(struct address_space *mapping, u64 index)
 		folios_put_refs_one(folio, 1);
 		return shmem_get_folio(mapping, index);
 	}
-	swapped = xa_is_value(mapping->cache[start]);
+	swapped = xa_is_value(xa_load(mapping, start));
 	for (u64 i = 1; i < nr; i++)
-		if (xa_is_value(mapping->cache[start + i]) != swapped)
+		if (xa_is_value(xa_load(mapping, start + i)) != swapped)
 			hw_violation(VIOL_OTHER, "shmem: folio at index %llu is partly on swap",
 				     (unsigned long long)start);
 	if (swapped)
@@ -123,7 +123,7 @@ bool shmem_writeout(struct folio *folio)
 	folio_clear_dirty(folio);
 	/* __remove_mapping: the slots now say where the pages are */
 	for (u64 i = 0; i < nr; i++)
-		mapping->cache[start + i] = swp_to_radix_entry(entries[i]);
+		xa_store(mapping, start + i, swp_to_radix_entry(entries[i]));
 	mapping->nrpages -= (long)nr;
 	mapping->nrswapped += (long)nr;
 	folio->page.mapping = NULL;

@@ -13,6 +13,7 @@
 #include "hw/host.h"
 #include "hw/invariants.h"
 #include "hw/phys.h"
+#include "mm/filemap.h"
 #include "mm/swap.h"
 #include "sim/frames.h"
 #include "sim/swapdev.h"
@@ -21,7 +22,7 @@ struct swap_info_struct swap_info;
 
 int swapon(unsigned long nr_slots, struct sim_swapdev *bdev)
 {
-	if (swap_info.max || !nr_slots || nr_slots > UINT32_MAX)
+	if (swap_info.max || !nr_slots || nr_slots > XA_MAX_INDEX_VAL) /* a value entry must fit the page cache */
 		return -1;
 	swap_info.bdev = bdev;
 	swap_info.max = nr_slots;

@@ -106,15 +106,17 @@ static void test_reclaim_cross_check_catches_a_wrong_count(void)
 	EXPECT_EQ(hw_violations.total, 0);
 
 	struct folio **saved = calloc(nr, sizeof(*saved));
-	memcpy(saved, file->cache, nr * sizeof(*saved));
-	memset(file->cache, 0, nr * sizeof(*saved));
+	for (u64 i = 0; i < nr; i++) {
+		saved[i] = xa_load(file, i);
+		xa_store(file, i, NULL);
+	}
 	u64 got = memory_reclaim(SZ_64K, &rs);
 	EXPECT(got >= 16);
 	EXPECT(hw_violations.count[VIOL_OTHER] >= 1);
 	/* put back the folios still cached (the freed ones lost their mapping) */
 	for (u64 i = 0; i < nr; i++)
 		if (saved[i] && saved[i]->page.mapping == file)
-			file->cache[i] = saved[i];
+			xa_store(file, i, saved[i]);
 	free(saved);
 	hw_violations_reset();
 	mmput(t.mm);

@@ -43,6 +43,8 @@
 
 #define MGM_HVA 0x100000000000UL /* where the VMM maps the memfd */
 #define MGM_GPA 0x100000000UL    /* the slot's guest-physical base (4 GiB) */
+/* the kernel's struct page (x86-64 and arm64), not the lab's smaller host one */
+#define KERNEL_STRUCT_PAGE_SIZE 64
 
 enum { PH_START, PH_PREFAULT, PH_RUN1, PH_RUN2, NR_PH };
 
@@ -302,7 +304,7 @@ static int max_guest_memory_run(const struct run_params *p, struct run_result *r
 	 * VMM's mapping and of the secondary MMU (one 4 KiB table per 512
 	 * entries, each).
 	 */
-	u64 reserved = host_pages * sizeof(struct page) / PAGE_SIZE + 2 * (m.nr_pages / 512 + 1);
+	u64 reserved = host_pages * KERNEL_STRUCT_PAGE_SIZE / PAGE_SIZE + 2 * (m.nr_pages / 512 + 1);
 	if (host_pages <= reserved + 4096) {
 		snprintf(err, errlen, "--host-memory %lluM leaves no memory once the kernel's own is "
 			 "taken; give more", (unsigned long long)(p->host_memory >> 20));

@@ -25,7 +25,7 @@ static u64 cached_pages(const struct address_space *file)
 	u64 n = 0;
 
 	for (u64 i = 0; i < file->nr_pages; i++)
-		n += file->cache[i] != NULL;
+		n += file->cache[i] != 0;
 	return n;
 }
 

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Benchmark: ptelab's speed and memory against issue 14's targets, in one run.
+
+Prints, measured on this machine in this one run:
+  loop                 tools/bench_loop.c (compiled here with $CC -O2): set,
+                       young-test-and-clear and clear S1's 2.6 M PTEs, bare
+  S1 reclaim phase     `run reclaim-file --size 10G --lru mglru` (ref), the
+                       measured phase's host time (JSON host_phase_ns)
+  S1 whole run         the same run's host_ns (setup, faults, reclaim, exit)
+  full reproduce       wall time of `reproduce --jobs <cores>` (every
+                       experiment, S3 and whichever kernel trees are fetched)
+  bytes per page       peak RSS of `run munmap --size 16G` per 4 KiB page
+  check                `check --sequences 8 --json`: ops_per_s_per_core
+with each S1 figure's ratio to the loop and the target it is held to. The
+machine is shared and noisy: only ratios measured in one run mean much.
+
+    tools/bench.py [--ptelab PATH] [--skip-reproduce]
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+S1_PTES = (10 << 30) >> 12          # S1 maps 10 GiB in 4 KiB PTEs
+TARGETS = {                          # issue 14
+    "S1 reclaim phase": ("loop ratio", 3.7),
+    "S1 whole run": ("loop ratio", 8.0),
+    "full reproduce": ("seconds", 20.0),
+    "bytes per page at 16G": ("bytes", 64.0),
+    "check": ("ops/s per core", 1e6),
+}
+
+
+def die(msg):
+    raise SystemExit(f"bench: {msg}")
+
+
+def loop_seconds():
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        die("no C compiler (cc, gcc, or $CC) for tools/bench_loop.c")
+    exe = os.path.join(ROOT, "build", "bench_loop")
+    os.makedirs(os.path.dirname(exe), exist_ok=True)
+    p = subprocess.run([cc, "-O2", "-o", exe, os.path.join(ROOT, "tools", "bench_loop.c")],
+                       capture_output=True, text=True)
+    if p.returncode:
+        die(f"cannot compile tools/bench_loop.c: {p.stderr.strip()[-300:]}")
+    p = subprocess.run([exe, str(S1_PTES)], capture_output=True, text=True)
+    if p.returncode:
+        die(f"bench_loop failed: {p.stderr.strip()}")
+    return float(p.stdout.split()[0])
+
+
+def run_json(ptelab, *args):
+    p = subprocess.run([ptelab, *args, "--json"], capture_output=True, text=True)
+    if p.returncode not in (0, 1) or not p.stdout.strip():
+        die(f"`ptelab {' '.join(args)}` failed: {p.stderr.strip()[-300:]}")
+    return [json.loads(l) for l in p.stdout.splitlines() if l.strip()]
+
+
+def reproduce_seconds(ptelab):
+    jobs = str(os.cpu_count() or 1)
+    t = time.monotonic()
+    p = subprocess.run([ptelab, "reproduce", "--jobs", jobs], capture_output=True, text=True)
+    secs = time.monotonic() - t
+    if p.returncode not in (0, 1):
+        die(f"`ptelab reproduce` failed: {p.stderr.strip()[-300:]}")
+    kernels = sorted(d for d in os.listdir(os.path.join(ROOT, "build", "kernels"))
+                     if d.startswith("linux-")) if os.path.isdir(
+                         os.path.join(ROOT, "build", "kernels")) else []
+    return secs, kernels
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ptelab", default=os.path.join(ROOT, "ptelab"))
+    ap.add_argument("--skip-reproduce", action="store_true",
+                    help="leave out the full reproduce (the slowest figure)")
+    a = ap.parse_args()
+    if not os.access(a.ptelab, os.X_OK):
+        die(f"{a.ptelab} is not an executable ptelab; run make first")
+
+    loop = loop_seconds()
+    s1 = run_json(a.ptelab, "run", "reclaim-file", "--size", "10G", "--lru", "mglru")[0]
+    mm = run_json(a.ptelab, "run", "munmap", "--size", "16G")[0]
+    chk = run_json(a.ptelab, "check", "--sequences", "8")[-1]["summary"]
+    rows = [
+        ("loop", loop, "s", None),
+        ("S1 reclaim phase", s1["host_phase_ns"] / 1e9, "s", s1["host_phase_ns"] / 1e9 / loop),
+        ("S1 whole run", s1["host_ns"] / 1e9, "s", s1["host_ns"] / 1e9 / loop),
+    ]
+    if not a.skip_reproduce:
+        secs, kernels = reproduce_seconds(a.ptelab)
+        rows.append(("full reproduce", secs, "s", None))
+    rows.append(("bytes per page at 16G", mm["peak_rss_kb"] * 1024 / ((16 << 30) >> 12), "B", None))
+    rows.append(("check", chk["ops_per_s_per_core"], "ops/s/core", None))
+
+    print(f"{'figure':24} {'measured':>14} {'unit':10} {'x loop':>8}  target")
+    missed = 0
+    for name, v, unit, ratio in rows:
+        tgt = TARGETS.get(name)
+        if not tgt:
+            status = ""
+        else:
+            what, limit = tgt
+            got = ratio if what == "loop ratio" else v
+            ok = got >= limit if name == "check" else got <= limit
+            missed += not ok
+            rel = ">=" if name == "check" else "<="
+            status = f"{rel} {limit:g} {'' if what == 'loop ratio' else unit}".rstrip() + \
+                f"{' x loop' if what == 'loop ratio' else ''}: {'ok' if ok else 'MISSED'}"
+        fmt = f"{v:14,.0f}" if v >= 1000 else f"{v:14.3f}"
+        print(f"{name:24} {fmt} {unit:10} {'' if ratio is None else f'{ratio:8.1f}':>8}  {status}")
+    if not a.skip_reproduce:
+        print(f"reproduce ran on {os.cpu_count()} cores with kernel trees: "
+              f"{', '.join(kernels) or 'none fetched (ref rows only)'}")
+    print(f"{missed} of {sum(1 for r in rows if r[0] in TARGETS)} targets missed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
