@@ -219,5 +219,7 @@ bool page_alloc_restart(void);
 struct folio *folio_alloc(unsigned int order);
 void free_folio(struct folio *folio); /* to the buddy allocator */
 u64 nr_free_pages(void);
+/* pfn lies in free frames never handed out (struct pages all zero) up to *end */
+bool page_alloc_untouched(u64 pfn, u64 *end);
 
 #endif

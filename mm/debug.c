@@ -205,7 +205,12 @@ void mm_check_invariants(struct mm_struct *mm)
 	}
 	for (u64 pfn = 0; pfn < max_pfn;) {
 		struct page *p = &mem_map[pfn];
-		u64 nr = 1UL << p->order;
+		u64 nr = 1UL << p->order, end;
+
+		if (page_alloc_untouched(pfn, &end)) {
+			pfn = end;
+			continue;
+		}
 
 		if (p->flags & (1UL << PG_buddy)) {
 			pfn += nr;
