@@ -51,8 +51,27 @@ check: ptelab $(TEST_BINS) $(B)/san/ptelab
 clean:
 	rm -rf $(B) ptelab
 
+# `ptelab --version`: the version and the git commit, rewritten only when they change
+PTELAB_VERSION := 0.9
+$(B)/version.h: FORCE
+	@mkdir -p $(B)
+	@c=$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown); \
+	if [ "$$c" != unknown ] && ! git diff --quiet HEAD -- 2>/dev/null; then c="$$c-dirty"; fi; \
+	printf '#define PTELAB_VERSION "%s"\n#define PTELAB_COMMIT "%s"\n' "$(PTELAB_VERSION)" "$$c" > $@.tmp; \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(B)/opt/cli/options.o $(B)/san/cli/options.o: $(B)/version.h
+FORCE:
+
+# the man page and the bash completion, made from the option tables (cli/options.c)
+man: $(B)/ptelab.1
+completion: $(B)/ptelab-completion.bash
+$(B)/ptelab.1: ptelab
+	./ptelab help --man > $@
+$(B)/ptelab-completion.bash: ptelab
+	./ptelab help --completion > $@
+
 # issue 14's figures and targets, measured in one run (tools/bench.py)
 bench: ptelab
 	@python3 tools/bench.py
 
-.PHONY: all check clean bench
+.PHONY: all check clean bench man completion FORCE

@@ -9,30 +9,10 @@
 
 #include "lab/switches.h"
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "kernel/backend.h"
 #include "kernel/build.h"
 #include "kernel/spawn.h"
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: ptelab list\n"
-		"       ptelab run WORKLOAD [--arch arm64|x86] [--impl IMPL] [--profile NAME]\n"
-		"                  [--size 1G] [--folio-size 64K] [--pmd-mapped] [--without NAME]...\n"
-		"                  [--cpus N] [--seed N] [--hw-policy accessed|first|random|adversarial]\n"
-		"                  [--tlb-entries N] [--tlbi-range] [--no-hafdbs] [--walkers AGENT=CAPS,...]\n"
-		"                  [--tlb rewalk|sticky] [--bbml2] [--interleave N] [--iterations N]\n"
-		"                  [--first-sequence N] [--minimise]\n"
-		"                  [--variant NAME] [--lru mglru|classic] [--reclaim SIZE]\n"
-		"                  [--vcpus N] [--host-memory SIZE]\n"
-		"                  [--timeout SECONDS] [--sanitize] [--json]\n"
-		"       ptelab reproduce [EXPERIMENT...] [--out DIR] [--size SIZE]\n"
-		"       ptelab check [--impl IMPL[,IMPL]] [--arch arm64|x86] [--sequences N] [--seed N]\n"
-		"                    [--time SECONDS] [--jobs N] [--shard K/N] [--diff A,B]\n"
-		"                    [--timeout SECONDS] [--sanitize] [--json]\n"
-		"       ptelab kernels fetch [--allow-unverified] VERSION...   (Debian linux-source-VERSION: 6.12, 7.2, 7.3)\n"
-		"--impl: ref (built in), linux-X.Y (fetched kernel source), tree:PATH (a kernel tree)\n");
-}
 
 static int die(const char *msg)
 {
@@ -89,6 +69,74 @@ static int cmd_list(void)
 				*c = '-';
 		printf("  %-22s %s\n", dashed, help);
 	}
+	return 0;
+}
+
+/*
+ * The subcommand's options through getopt_long (cli/options.c): 0 to go
+ * on with argv rewritten, else the exit status (--help printed: 0).
+ */
+static int normalize(const char *name, int *argc, char ***argv, const struct workload *w,
+		     int *done)
+{
+	const struct cli_cmd *cmd = cli_cmd_by_name(name);
+	char err[256];
+	int r = cli_normalize(cmd, argc, argv, err, sizeof(err));
+
+	*done = r != 0;
+	if (r > 0) {
+		cli_print_help(stdout, cmd, w);
+		return 0;
+	}
+	if (r < 0)
+		return die(err);
+	return 0;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct cli_cmd *cmd;
+
+	if (!argc) {
+		cli_print_overview(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")) {
+		cli_print_help(stdout, cli_cmd_by_name("help"), NULL);
+		return 0;
+	}
+	if (!strcmp(argv[0], "--man")) {
+		cli_print_man(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[0], "--completion")) {
+		cli_print_completion(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[0], "--markdown")) {
+		cli_print_markdown(stdout);
+		return 0;
+	}
+	cmd = cli_cmd_by_name(argv[0]);
+	if (!cmd) {
+		char err[160];
+
+		snprintf(err, sizeof(err), "no command '%s'; 'ptelab help' lists them", argv[0]);
+		return die(err);
+	}
+	if (argc > 1 && !strcmp(cmd->name, "run")) {
+		const struct workload *w = workload_by_name(argv[1]);
+
+		if (!w) {
+			char err[160];
+
+			snprintf(err, sizeof(err), "unknown workload '%s'; 'ptelab list' shows them", argv[1]);
+			return die(err);
+		}
+		cli_print_help(stdout, cmd, w);
+		return 0;
+	}
+	cli_print_help(stdout, cmd, NULL);
 	return 0;
 }
 
@@ -154,8 +202,16 @@ static int cmd_run(int argc, char **argv)
 	bool json = false;
 	const struct workload *w;
 
+	int done, rc0;
+
+	/* the workload (the first word not an option) names the help wanted */
+	w = argc > 0 && argv[0][0] != '-' ? workload_by_name(argv[0]) : NULL;
+	rc0 = normalize("run", &argc, &argv, w, &done);
+	if (done)
+		return rc0;
 	if (argc < 1 || argv[0][0] == '-')
-		return die("run needs a workload name; 'ptelab list' shows them");
+		return die("run needs a workload name; 'ptelab list' shows them, "
+			   "'ptelab run --help' the options");
 	w = workload_by_name(argv[0]);
 	if (!w) {
 		snprintf(err, sizeof(err), "unknown workload '%s'; 'ptelab list' shows them", argv[0]);
@@ -365,12 +421,20 @@ static int cmd_run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	int done, rc;
+
 	if (argc < 2) {
-		usage(stderr);
+		cli_print_overview(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
-		usage(stdout);
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		cli_print_overview(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "help"))
+		return cmd_help(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("%s\n", cli_version());
 		return 0;
 	}
 	/* --sanitize first: it may re-execute ptelab with the ASan runtime */
@@ -378,35 +442,53 @@ int main(int argc, char **argv)
 		for (int i = 2; i < argc; i++)
 			if (!strcmp(argv[i], "--sanitize") && ensure_asan_runtime(argv))
 				return 2;
-	if (!strcmp(argv[1], "list"))
+	if (!strcmp(argv[1], "list")) {
+		int n = argc - 2;
+		char **av = argv + 2;
+
+		rc = normalize("list", &n, &av, NULL, &done);
+		if (done)
+			return rc;
+		if (n)
+			return die("list takes no arguments");
 		return cmd_list();
+	}
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "kernels")) {
 		bool unverified = false;
-		int nv = 0;
+		int nv = 0, n = argc - 2;
+		char **av = argv + 2; /* after normalize: "fetch", the versions, then options */
 
-		if (argc < 3 || strcmp(argv[2], "fetch"))
+		rc = normalize("kernels", &n, &av, NULL, &done);
+		if (done)
+			return rc;
+		if (n < 1 || strcmp(av[0], "fetch"))
 			return die("usage: ptelab kernels fetch [--allow-unverified] VERSION... (e.g. 7.3)");
-		for (int i = 3; i < argc; i++) {
-			if (!strcmp(argv[i], "--allow-unverified"))
+		for (int i = 1; i < n; i++) {
+			if (!strcmp(av[i], "--allow-unverified"))
 				unverified = true;
-			else if (argv[i][0] == '-')
+			else if (av[i][0] == '-')
 				return die("kernels fetch takes --allow-unverified and versions, e.g. 7.3");
 			else
 				nv++;
 		}
 		if (!nv)
 			return die("usage: ptelab kernels fetch [--allow-unverified] VERSION... (e.g. 7.3)");
-		for (int i = 3; i < argc; i++)
-			if (argv[i][0] != '-' && kernel_fetch(argv[i], unverified))
+		for (int i = 1; i < n; i++)
+			if (av[i][0] != '-' && kernel_fetch(av[i], unverified))
 				return 2;
 		return 0;
 	}
-	if (!strcmp(argv[1], "reproduce"))
-		return cmd_reproduce(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "check"))
-		return cmd_check(argc - 2, argv + 2);
-	fprintf(stderr, "ptelab: error: unknown command '%s'; use list, run, reproduce, check or kernels\n", argv[1]);
+	if (!strcmp(argv[1], "reproduce") || !strcmp(argv[1], "check")) {
+		int n = argc - 2;
+		char **av = argv + 2;
+
+		rc = normalize(argv[1], &n, &av, NULL, &done);
+		if (done)
+			return rc;
+		return !strcmp(argv[1], "check") ? cmd_check(n, av) : cmd_reproduce(n, av);
+	}
+	fprintf(stderr, "ptelab: error: unknown command '%s'; 'ptelab help' lists them\n", argv[1]);
 	return 2;
 }
