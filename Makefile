@@ -3,9 +3,20 @@
 # and UBSan and runs them (KTAP), then the Python tooling tests.
 
 CC ?= cc
-CFLAGS_COMMON := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter \
-	-Wno-missing-field-initializers -Wno-format-truncation -I. -g
+PREFIX ?= /usr/local
+# Warnings fail the build only when asked (W=e; CI asks): a newer compiler's
+# new warning must not stop a user's build.
+WERROR := $(if $(filter e,$(W)),-Werror)
+# Flags not every compiler knows (clang has no -Wformat-truncation; the
+# kernel's own struct mmu_gather embeds a flexible-array struct, a GNU
+# extension clang warns about)
+cc-option = $(shell $(CC) -Werror $(1) -x c -c /dev/null -o /dev/null 2>/dev/null && echo $(1))
+CFLAGS_COMMON := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) -Wno-unused-parameter \
+	-Wno-missing-field-initializers $(call cc-option,-Wno-format-truncation) \
+	$(call cc-option,-Wno-gnu-variable-sized-type-not-at-end) -I. -g
 CFLAGS ?= -O2
+# kbuild-style quiet lines; V=1 prints every command in full
+quiet = $(if $(filter 1,$(V)),,@printf '  %-8s %s\n' '$(1)' '$(2)';)
 LDLIBS := -lm -ldl
 # -rdynamic: kernel backends (shared objects) call the raw operations.
 LDFLAGS_EXE := -rdynamic
@@ -27,23 +38,23 @@ TEST_BINS := $(TEST_SRCS:tests/%.c=$(B)/san/tests/%)
 all: ptelab
 
 ptelab: $(OBJS) $(B)/opt/cli/main.o
-	$(CC) $(CFLAGS_COMMON) $(CFLAGS) $(LDFLAGS_EXE) -o $@ $^ $(LDLIBS)
+	$(call quiet,LD,$@)$(CC) $(CFLAGS_COMMON) $(CFLAGS) $(LDFLAGS_EXE) -o $@ $^ $(LDLIBS)
 
 $(B)/opt/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) $(CFLAGS) -c -o $@ $<
+	$(call quiet,CC,$<)$(CC) $(CFLAGS_COMMON) $(CFLAGS) -c -o $@ $<
 
 $(B)/san/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) -O1 $(SAN) -c -o $@ $<
+	$(call quiet,CC [san],$<)$(CC) $(CFLAGS_COMMON) -O1 $(SAN) -c -o $@ $<
 
 $(B)/san/tests/%: tests/%.c $(SAN_OBJS) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) -O1 $(SAN) $(LDFLAGS_EXE) -o $@ $< $(SAN_OBJS) $(LDLIBS)
+	$(call quiet,LD [san],$@)$(CC) $(CFLAGS_COMMON) -O1 $(SAN) $(LDFLAGS_EXE) -o $@ $< $(SAN_OBJS) $(LDLIBS)
 
 # The sanitized CLI, for the CLI tests.
 $(B)/san/ptelab: $(SAN_OBJS) $(B)/san/cli/main.o
-	$(CC) $(CFLAGS_COMMON) -O1 $(SAN) $(LDFLAGS_EXE) -o $@ $^ $(LDLIBS)
+	$(call quiet,LD [san],$@)$(CC) $(CFLAGS_COMMON) -O1 $(SAN) $(LDFLAGS_EXE) -o $@ $^ $(LDLIBS)
 
 check: ptelab $(TEST_BINS) $(B)/san/ptelab
 	@tests/run_all.sh $(TEST_BINS)
@@ -57,9 +68,10 @@ $(B)/version.h: FORCE
 	@mkdir -p $(B)
 	@c=$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown); \
 	if [ "$$c" != unknown ] && ! git diff --quiet HEAD -- 2>/dev/null; then c="$$c-dirty"; fi; \
-	printf '#define PTELAB_VERSION "%s"\n#define PTELAB_COMMIT "%s"\n' "$(PTELAB_VERSION)" "$$c" > $@.tmp; \
+	printf '#define PTELAB_VERSION "%s"\n#define PTELAB_COMMIT "%s"\n#define PTELAB_DATADIR "%s"\n' \
+		"$(PTELAB_VERSION)" "$$c" "$(PREFIX)/share/ptelab" > $@.tmp; \
 	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
-$(B)/opt/cli/options.o $(B)/san/cli/options.o: $(B)/version.h
+$(B)/opt/cli/options.o $(B)/san/cli/options.o $(B)/opt/lab/paths.o $(B)/san/lab/paths.o: $(B)/version.h
 FORCE:
 
 # the man page and the bash completion, made from the option tables (cli/options.c)
@@ -70,8 +82,33 @@ $(B)/ptelab.1: ptelab
 $(B)/ptelab-completion.bash: ptelab
 	./ptelab help --completion > $@
 
+# make install PREFIX=/usr/local DESTDIR=: the binary; its data (profiles,
+# published figures, tools) and what it builds kernel backends from (the
+# shim and the lab's headers) under PREFIX/share/ptelab, where the binary
+# looks (lab/paths.c); the man page and the bash completion.
+SHARE := $(DESTDIR)$(PREFIX)/share/ptelab
+install: ptelab $(B)/ptelab.1 $(B)/ptelab-completion.bash
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/profiles $(SHARE)/data $(SHARE)/tools \
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 755 ptelab $(DESTDIR)$(PREFIX)/bin/ptelab
+	install -m 644 profiles/*.prof $(SHARE)/profiles/
+	install -m 644 data/* $(SHARE)/data/
+	install -m 644 tools/*.py tools/*.c tools/*.txt $(SHARE)/tools/
+	for f in $(filter-out tests/%,$(HDRS)) $$(find kernel/shim -type f); do \
+		install -D -m 644 $$f $(SHARE)/$$f || exit 1; done
+	install -m 755 kernel/fetch.sh $(SHARE)/kernel/fetch.sh
+	install -m 644 $(B)/ptelab.1 $(DESTDIR)$(PREFIX)/share/man/man1/ptelab.1
+	install -m 644 $(B)/ptelab-completion.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ptelab
+
+# for clangd and other tools: how each file is compiled
+compile_commands.json: FORCE
+	@python3 -c 'import json, sys; print(json.dumps([{"directory": sys.argv[1], "file": f, \
+		"command": sys.argv[2] + " -c -o build/opt/" + f[:-2] + ".o " + f} for f in sys.argv[3:]], \
+		indent=1))' "$(CURDIR)" "$(CC) $(CFLAGS_COMMON) $(CFLAGS)" $(LIB_SRCS) cli/main.c > $@
+
 # issue 14's figures and targets, measured in one run (tools/bench.py)
 bench: ptelab
 	@python3 tools/bench.py
 
-.PHONY: all check clean bench man completion FORCE
+.PHONY: all check clean bench man completion install FORCE

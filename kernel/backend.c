@@ -172,7 +172,7 @@ const struct arm64_backend *arm64_backend_by_name(const char *impl, char *err, s
 		return NULL;
 	}
 	if (!strncmp(impl, "linux-", 6)) {
-		snprintf(tree, sizeof(tree), "%s/build/kernels/%s", lab_home(), impl);
+		snprintf(tree, sizeof(tree), "%s/kernels/%s", lab_state_dir(), impl);
 		if (stat(tree, &st)) {
 			snprintf(err, errlen, "kernel source %s is not fetched; run 'ptelab kernels fetch %s'",
 				 impl, impl + 6);
@@ -218,7 +218,7 @@ int kernel_fetch(const char *version, bool allow_unverified)
 		return 2;
 	}
 	snprintf(script, sizeof(script), "%s/kernel/fetch.sh", lab_home());
-	snprintf(build, sizeof(build), "%s/build", lab_home());
+	snprintf(build, sizeof(build), "%s", lab_state_dir());
 	if (allow_unverified)
 		setenv("PTELAB_ALLOW_UNVERIFIED", "1", 1);
 	char *argv[] = { "bash", script, (char *)version, build, NULL };

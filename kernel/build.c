@@ -390,7 +390,7 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 		if (argv[i][0] != '-')
 			h = compiler_identity(h, argv[i]);
 
-	snprintf(path, sizeof(path), "%s/build/backends", lab_home());
+	snprintf(path, sizeof(path), "%s/backends", lab_state_dir());
 	mkdir(path, 0777);
 	snprintf(so_path, so_len, "%s/%.60s%s-%016llx.so", path, safe, sanitize ? "-asan" : "",
 		 (unsigned long long)h);

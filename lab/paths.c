@@ -10,6 +10,9 @@
 
 #include "hw/profile.h"
 #include "lab/paths.h"
+#if __has_include("build/version.h")
+#include "build/version.h" /* PTELAB_DATADIR: make install's prefix */
+#endif
 
 const char *lab_home(void)
 {
@@ -31,6 +34,9 @@ const char *lab_home(void)
 	char *slash = strrchr(home, '/');
 	if (slash)
 		*slash = 0;
+	char bindir[PATH_MAX];
+
+	snprintf(bindir, sizeof(bindir), "%s", home);
 	/* test binaries live in build/san/tests: walk up to the tree */
 	for (int up = 0; up < 4; up++) {
 		char probe[PATH_MAX + 16];
@@ -43,8 +49,47 @@ const char *lab_home(void)
 			break;
 		*slash = 0;
 	}
+	/* installed (make install): PREFIX/bin/ptelab and PREFIX/share/ptelab */
+	char probe[PATH_MAX + 32];
+
+	snprintf(probe, sizeof(probe), "%s/../share/ptelab/profiles", bindir);
+	if (!access(probe, R_OK)) {
+		snprintf(home, sizeof(home), "%.*s/../share/ptelab", PATH_MAX - 20, bindir);
+		return home;
+	}
+#ifdef PTELAB_DATADIR
+	/* a copy of an installed binary: the prefix it was built for */
+	if (!access(PTELAB_DATADIR "/profiles", R_OK)) {
+		snprintf(home, sizeof(home), "%s", PTELAB_DATADIR);
+		return home;
+	}
+#endif
 	strcpy(home, ".");
 	return home;
+}
+
+/*
+ * What ptelab fetches and builds (kernels/, backends/): the home's
+ * build/ where it may write there (a source tree), else the user's cache
+ * ($XDG_CACHE_HOME/ptelab, ~/.cache/ptelab) for an installed ptelab.
+ */
+const char *lab_state_dir(void)
+{
+	static char dir[PATH_MAX];
+	const char *xdg = getenv("XDG_CACHE_HOME"), *user = getenv("HOME");
+
+	if (dir[0])
+		return dir;
+	snprintf(dir, sizeof(dir), "%.*s/build", PATH_MAX - 8, lab_home());
+	if (!access(dir, W_OK) || (access(dir, F_OK) && !access(lab_home(), W_OK)))
+		return dir;
+	if (xdg && *xdg == '/')
+		snprintf(dir, sizeof(dir), "%.*s/ptelab", PATH_MAX - 8, xdg);
+	else if (user && *user)
+		snprintf(dir, sizeof(dir), "%.*s/.cache/ptelab", PATH_MAX - 16, user);
+	else
+		snprintf(dir, sizeof(dir), "/tmp/ptelab-cache");
+	return dir;
 }
 
 static int cmp(const void *a, const void *b)
@@ -60,7 +105,11 @@ int lab_list_dir(const char *subdir, const char *prefix, const char *suffix,
 	struct dirent *d;
 	int n = 0;
 
-	snprintf(path, sizeof(path), "%s/%s", lab_home(), subdir);
+	/* "build/..." is in the state directory, the rest in the home */
+	if (!strncmp(subdir, "build/", 6))
+		snprintf(path, sizeof(path), "%s/%s", lab_state_dir(), subdir + 6);
+	else
+		snprintf(path, sizeof(path), "%s/%s", lab_home(), subdir);
 	DIR *dir = opendir(path);
 	if (!dir)
 		return 0;
@@ -93,7 +142,15 @@ int lab_profile_load(const char *name, struct profile *p, char *err, size_t errl
 	snprintf(path, sizeof(path), "%s/profiles/%s.prof", lab_home(), name);
 	f = fopen(path, "r");
 	if (!f) {
-		snprintf(err, errlen, "unknown profile '%s'; 'ptelab list' shows the profiles", name);
+		char dir[PATH_MAX + 16];
+
+		snprintf(dir, sizeof(dir), "%s/profiles", lab_home());
+		if (access(dir, R_OK))
+			snprintf(err, errlen, "no profiles directory found (not beside the binary, nor "
+				 "installed): set PTELAB_HOME to a ptelab tree, or run make install");
+		else
+			snprintf(err, errlen, "unknown profile '%s'; 'ptelab list' shows the profiles",
+				 name);
 		return -1;
 	}
 	ret = profile_parse(f, path, name, p, err, errlen);

@@ -14,6 +14,8 @@ struct profile;
 
 /* Directory holding profiles/ and data/ (next to the executable). */
 const char *lab_home(void);
+/* where fetched kernels and built backends go: <home>/build, or the user's cache */
+const char *lab_state_dir(void);
 /* Entries of lab_home()/subdir named prefix*suffix, without the suffix, sorted. */
 int lab_list_dir(const char *subdir, const char *prefix, const char *suffix,
 		 char names[][64], int max);
