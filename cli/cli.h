@@ -95,6 +95,9 @@ void print_side_by_side(FILE *f, const struct run_spec *s, const char *const *im
 int split_impls(const char *list, char *buf, size_t buflen, const char **names, int max,
 		char *err, size_t errlen);
 
+/* the command line ptelab was started with, shell-quoted (JSON "command") */
+extern char cli_command_line[8192];
+
 int cmd_reproduce(int argc, char **argv);
 /* check --diff A,B (cli/check_diff.c), the options check parsed */
 int cmd_check_diff(const char *pair, const char *arch_name, u64 seqs, u64 seed, u64 timeout,

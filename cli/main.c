@@ -422,7 +422,17 @@ static int cmd_run(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	int done, rc;
+	size_t used = 0;
 
+	/* for JSON "command": the words as a shell would take them back */
+	for (int i = 0; i < argc && used + 4 < sizeof(cli_command_line); i++) {
+		bool plain = argv[i][0] && !argv[i][strspn(argv[i], "abcdefghijklmnopqrstuvwxyz"
+			"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:@+%")];
+
+		used += (size_t)snprintf(cli_command_line + used, sizeof(cli_command_line) - used,
+					 plain ? "%s%s" : "%s'%s'", i ? " " : "",
+					 i ? argv[i] : "ptelab");
+	}
 	if (argc < 2) {
 		cli_print_overview(stderr);
 		return 2;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/options.h"
 #include "hw/types.h"
 
@@ -135,6 +136,8 @@ const struct cli_cmd *cli_cmd_by_name(const char *name)
 			return c;
 	return NULL;
 }
+
+char cli_command_line[8192];
 
 const char *cli_version(void)
 {

@@ -5,6 +5,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include "lab/switches.h"
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "cli/finding.h"
 #include "hw/invariants.h"
 #include "hw/cpu.h"
@@ -652,12 +654,20 @@ void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o)
 	const struct run_params *p = &s->p;
 	unsigned int opts = s->w->opts;
 
+	char prov[PATH_MAX + 512];
+
 	fprintf(f, "{\"workload\": ");
 	json_str(f, s->w->name);
 	fprintf(f, ", \"arch\": ");
 	json_str(f, p->arch);
 	fprintf(f, ", \"impl\": ");
 	json_str(f, p->impl);
+	/* provenance: which ptelab, asked what, ran which kernel code */
+	kernel_backend_provenance(p->impl, prov, sizeof(prov));
+	fprintf(f, ", \"backend\": %s, \"version\": ", prov);
+	json_str(f, cli_version());
+	fprintf(f, ", \"command\": ");
+	json_str(f, cli_command_line);
 	fprintf(f, ", \"profile\": ");
 	json_str(f, s->profile);
 	/* what ran: options a workload does not read are null */

@@ -241,3 +241,88 @@ const char *kernel_backend_of_object(const char *path, const char **version)
 	}
 	return NULL;
 }
+
+/* one "key=value" line of a fetched tree's .ptelab-fetched stamp */
+static void stamp_value(const char *tree, const char *key, char *out, size_t len)
+{
+	char path[PATH_MAX + 32], line[256];
+	size_t klen = strlen(key);
+	FILE *f;
+
+	out[0] = 0;
+	snprintf(path, sizeof(path), "%s/.ptelab-fetched", tree);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == '=') {
+			line[strcspn(line, "\n")] = 0;
+			snprintf(out, len, "%s", line + klen + 1);
+			break;
+		}
+	fclose(f);
+}
+
+/* the tree's git revision ("" if not a git work tree), "-dirty" if tracked files changed */
+static void tree_git_revision(const char *tree, char *out, size_t len)
+{
+	char *rev = NULL, *status = NULL, *top = NULL, real[PATH_MAX];
+	char *argv_top[] = { "git", "-C", (char *)tree, "rev-parse", "--show-toplevel", NULL };
+	char *argv_rev[] = { "git", "-C", (char *)tree, "rev-parse", "--short=12", "HEAD", NULL };
+	char *argv_st[] = { "git", "-C", (char *)tree, "status", "--porcelain",
+			    "--untracked-files=no", NULL };
+
+	out[0] = 0;
+	/* only the tree's own repository: not one it merely sits inside */
+	if (spawn_run(argv_top, SPAWN_CAPTURE_STDOUT, &top) || !top || !realpath(tree, real)) {
+		free(top);
+		return;
+	}
+	top[strcspn(top, "\n")] = 0;
+	if (strcmp(top, real)) {
+		free(top);
+		return;
+	}
+	free(top);
+	if (spawn_run(argv_rev, SPAWN_CAPTURE_STDOUT, &rev) || !rev || !*rev) {
+		free(rev);
+		return;
+	}
+	rev[strcspn(rev, "\n")] = 0;
+	spawn_run(argv_st, SPAWN_CAPTURE_STDOUT, &status);
+	snprintf(out, len, "%s%s", rev, status && *status ? "-dirty" : "");
+	free(rev);
+	free(status);
+}
+
+void kernel_backend_provenance(const char *impl, char *buf, size_t len)
+{
+	char err[256], a[128], b[128], tree[PATH_MAX + 64];
+	const struct arm64_backend *be = arm64_backend_by_name(impl, err, sizeof(err));
+	const char *kver = be && be->version ? be->version : "";
+
+	if (!strcmp(impl, "ref")) {
+		snprintf(buf, len, "{\"kind\": \"builtin\", \"kernel\": \"%s\"}", kver);
+	} else if (!strncmp(impl, "linux-", 6)) {
+		snprintf(tree, sizeof(tree), "%s/kernels/%s", lab_state_dir(), impl);
+		stamp_value(tree, "package", a, sizeof(a));
+		stamp_value(tree, "version", b, sizeof(b));
+		snprintf(buf, len, "{\"kind\": \"fetched\", \"package\": \"%s\", "
+			 "\"package_version\": \"%s\", \"kernel\": \"%s\"}", a, b, kver);
+	} else {
+		const char *path = impl + 5;
+		size_t n;
+
+		tree_git_revision(path, a, sizeof(a));
+		n = (size_t)snprintf(buf, len, "{\"kind\": \"tree\", \"path\": \"");
+		/* the path as a JSON string: quotes and backslashes escaped, controls dropped */
+		for (const char *c = path; *c && n + 8 < len; c++) {
+			if (*c == '"' || *c == '\\')
+				buf[n++] = '\\';
+			if ((unsigned char)*c >= 0x20)
+				buf[n++] = *c;
+		}
+		snprintf(buf + n, len - n, "\", \"git\": %s%s%s, \"kernel\": \"%s\"}", *a ? "\"" : "",
+			 *a ? a : "null", *a ? "\"" : "", kver);
+	}
+}

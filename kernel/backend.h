@@ -25,6 +25,12 @@ const struct arm64_backend *arm64_backend_by_name(const char *impl, char *err, s
 
 /* Fetched kernel sources under build/kernels, sorted; returns how many. */
 int kernel_fetched(char names[][64], int max);
+/*
+ * Where a backend's code came from, as a JSON object: built in; a
+ * fetched package and its version; or a tree's path and git revision.
+ * With the kernel version each was built from.
+ */
+void kernel_backend_provenance(const char *impl, char *buf, size_t len);
 
 /*
  * `ptelab kernels fetch X.Y`: runs kernel/fetch.sh; exit status.
