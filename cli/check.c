@@ -518,12 +518,21 @@ int cmd_check(int argc, char **argv)
 			cpu_s += ur.seconds;
 		}
 		if (now_s() - last_progress > (tty ? 0.2 : 10)) {
+			/* this shard's share of the units, and the time they suggest is left */
+			u64 mine = budget_s && !seqs_set ? 0 : (total + shard_n - 1 - shard_k) / shard_n;
+			double el = now_s() - start;
+			char eta[48] = "";
+
+			if (mine && done && done < mine)
+				snprintf(eta, sizeof(eta), ", about %.0f s to go",
+					 el * (double)(mine - done) / (double)done);
 			last_progress = now_s();
-			fprintf(stderr, "%scheck: %llu units, %llu %s, %llu %s, %llu failing "
-				"configurations, %.0f s%s", tty ? "\r" : "", (unsigned long long)done,
+			fprintf(stderr, "%scheck: [%llu/%s%llu units] %llu %s, %llu %s, %llu failing "
+				"configurations, %.0f s%s%s", tty ? "\r" : "", (unsigned long long)done,
+				mine ? "" : "~", (unsigned long long)(mine ? mine : done),
 				(unsigned long long)nseqs, explore ? "scenarios" : "sequences",
 				(unsigned long long)ops, explore ? "runs" : "operations",
-				(unsigned long long)findings, now_s() - start, tty ? "" : "\n");
+				(unsigned long long)findings, el, eta, tty ? "" : "\n");
 		}
 	}
 	if (tty)

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -584,16 +585,27 @@ static int run_experiment(const struct experiment *e, const char *out_dir, u64 s
  * (kernel backends build under per-process names): the output is what one
  * process would print. 0/1 as run() ORed, or fatal.
  */
+static double wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static int run_parallel(const unsigned int *sel, int n, int jobs, const char *out_dir, u64 size)
 {
 	FILE *outs[ARRAY_SIZE(experiments)] = { NULL };
 	pid_t pids[ARRAY_SIZE(experiments)];
 	int status[ARRAY_SIZE(experiments)], order[ARRAY_SIZE(experiments)];
 	bool done[ARRAY_SIZE(experiments)] = { false };
-	int started = 0, running = 0, printed = 0, rc = 0, bad = 0;
+	int started = 0, running = 0, printed = 0, finished = 0, rc = 0, bad = 0;
+	double total_w = 0, done_w = 0, t0 = wall_s();
 
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		order[i] = i;
+		total_w += experiments[sel[i]].host_s;
+	}
 	/* longest first: the last one to start should be short */
 	for (int i = 1; i < n; i++)
 		for (int j = i; j > 0 && experiments[sel[order[j]]].host_s >
@@ -636,9 +648,18 @@ static int run_parallel(const unsigned int *sel, int n, int jobs, const char *ou
 			break;
 		for (int i = 0; i < n; i++)
 			if (!done[i] && pids[i] == pid && outs[i]) {
+				double el = wall_s() - t0;
+
 				done[i] = true;
 				status[i] = st;
 				running--;
+				/* [i/N] and what the experiments' usual lengths say is left */
+				done_w += experiments[sel[i]].host_s;
+				fprintf(stderr, "ptelab: [%d/%d] %s done, %.0f s", ++finished, n,
+					experiments[sel[i]].name, el);
+				if (finished < n && done_w > 0)
+					fprintf(stderr, "; about %.0f s to go", el * (total_w - done_w) / done_w);
+				fputc('\n', stderr);
 			}
 		/* what is done, in order */
 		for (; printed < n && done[printed]; printed++) {
@@ -760,12 +781,26 @@ int cmd_reproduce(int argc, char **argv)
 		if (rc > 1)
 			return rc;
 	} else {
+		double t0 = wall_s(), total_w = 0, done_w = 0;
+
+		for (int i = 0; i < nr_sel; i++)
+			total_w += experiments[sel[i]].host_s;
 		for (int i = 0; i < nr_sel; i++) {
 			int r = run_experiment(&experiments[sel[i]], out_dir, size);
+			double el = wall_s() - t0;
 
 			if (r < 0)
 				return fatal;
 			rc |= r;
+			done_w += experiments[sel[i]].host_s;
+			if (nr_sel > 1) {
+				fflush(stdout);
+				fprintf(stderr, "ptelab: [%d/%d] %s done, %.0f s", i + 1, nr_sel,
+					experiments[sel[i]].name, el);
+				if (i + 1 < nr_sel)
+					fprintf(stderr, "; about %.0f s to go", el * (total_w - done_w) / done_w);
+				fputc('\n', stderr);
+			}
 		}
 	}
 	if (out_dir) {
