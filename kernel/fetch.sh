@@ -116,6 +116,9 @@ OPTIONAL_FILES=(
 	arch/arm64/kvm/hyp/pgtable.c
 	arch/x86/kvm/mmu/tdp_mmu.c
 	arch/x86/kvm/mmu/mmu.c
+	# KUnit's KTAP parser: make check's one document is checked with it
+	tools/testing/kunit/kunit_parser.py
+	tools/testing/kunit/kunit_printer.py
 )
 
 # Idempotence: a completed fetch leaves a stamp naming the file list it was

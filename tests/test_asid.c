@@ -123,7 +123,7 @@ static const struct ktap_case cases[] = {
 	{ "rollover_flushes_each_cpu_at_its_next_switch", test_rollover_flushes_each_cpu_at_its_next_switch },
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
-	return ktap_run("asid", cases, ARRAY_SIZE(cases));
+	return ktap_main(argc, argv, "asid", cases, (int)ARRAY_SIZE(cases));
 }

@@ -386,7 +386,7 @@ static const struct ktap_case cases[] = {
 	{ "tlb_conflict_detected", test_tlb_conflict_detected },
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
-	return ktap_run("contpte", cases, ARRAY_SIZE(cases));
+	return ktap_main(argc, argv, "contpte", cases, (int)ARRAY_SIZE(cases));
 }

@@ -233,7 +233,7 @@ static const struct ktap_case cases[] = {
 	{ "linux-7.3_vs_ref", test_linux_7_3 },
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
-	return ktap_run("differential", cases, ARRAY_SIZE(cases));
+	return ktap_main(argc, argv, "differential", cases, (int)ARRAY_SIZE(cases));
 }

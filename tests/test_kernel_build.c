@@ -234,7 +234,7 @@ static const struct ktap_case cases[] = {
 	{ "dup_check_on_fetched_trees", test_dup_check_on_fetched_trees },
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
-	return ktap_run("kernel_build", cases, ARRAY_SIZE(cases));
+	return ktap_main(argc, argv, "kernel_build", cases, (int)ARRAY_SIZE(cases));
 }

@@ -171,7 +171,7 @@ static const struct ktap_case cases[] = {
 	{ "mlock_lru", test_mlock_lru },
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
-	return ktap_run("lifecycle", cases, ARRAY_SIZE(cases));
+	return ktap_main(argc, argv, "lifecycle", cases, (int)ARRAY_SIZE(cases));
 }

@@ -137,7 +137,7 @@ static const struct ktap_case cases[] = {
 	{ "x86_lifecycle_ops", test_x86_lifecycle },
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
-	return ktap_run("property", cases, ARRAY_SIZE(cases));
+	return ktap_main(argc, argv, "property", cases, (int)ARRAY_SIZE(cases));
 }

@@ -108,7 +108,7 @@ static const struct ktap_case cases[] = {
 	{ "fork_keeps_dirty_per_entry", test_fork_keeps_dirty_per_entry },
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
-	return ktap_run("pte_batch", cases, ARRAY_SIZE(cases));
+	return ktap_main(argc, argv, "pte_batch", cases, (int)ARRAY_SIZE(cases));
 }

@@ -263,7 +263,7 @@ static const struct ktap_case cases[] = {
 	{ "same_decisions_mglru", test_same_decisions_mglru },
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
-	return ktap_run("reclaim", cases, ARRAY_SIZE(cases));
+	return ktap_main(argc, argv, "reclaim", cases, (int)ARRAY_SIZE(cases));
 }

@@ -380,7 +380,7 @@ static const struct ktap_case cases[] = {
 	{ "exit_variants_are_the_labs", test_exit_variants_are_the_labs },
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
-	return ktap_run("results", cases, ARRAY_SIZE(cases));
+	return ktap_main(argc, argv, "results", cases, (int)ARRAY_SIZE(cases));
 }

@@ -1005,7 +1005,7 @@ static const struct ktap_case cases[] = {
 	{ "ucontext_switches_run_the_same", test_ucontext_switches_run_the_same },
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
 	F_WRITE = sim_frame_id("_raw_write_lock");
 	F_READ = sim_frame_id("_raw_read_lock");
@@ -1015,5 +1015,5 @@ int main(void)
 		bench();
 		return 0;
 	}
-	return ktap_run("sim", cases, ARRAY_SIZE(cases));
+	return ktap_main(argc, argv, "sim", cases, (int)ARRAY_SIZE(cases));
 }

@@ -939,7 +939,7 @@ static const struct ktap_case cases[] = {
 	{ "profile_missing_cost_fails", test_profile_missing_cost_fails },
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
-	return ktap_run("virt", cases, (int)ARRAY_SIZE(cases));
+	return ktap_main(argc, argv, "virt", cases, (int)ARRAY_SIZE(cases));
 }

@@ -140,7 +140,7 @@ static const struct ktap_case cases[] = {
 	{ "pmd_mapped", test_pmd_mapped },
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
-	return ktap_run("zap", cases, ARRAY_SIZE(cases));
+	return ktap_main(argc, argv, "zap", cases, (int)ARRAY_SIZE(cases));
 }

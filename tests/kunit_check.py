@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Read make check's whole KTAP document with the kernel's own kunit_parser.py.
+
+    kunit_check.py DOCUMENT TREE...
+
+uses tools/testing/kunit of the first TREE that has it (a fetched kernel)
+and prints one "#" line saying what the parser saw. Exit 0 if it read every
+test case the document lists, with no parse error; 1 if not; 0 with "SKIP"
+if no tree has the parser (nothing is fetched by this check).
+"""
+import inspect
+import re
+import sys
+from pathlib import Path
+
+
+def main():
+    doc = Path(sys.argv[1]).read_text()
+    kunit = next((Path(t) / "tools/testing/kunit" for t in sys.argv[2:]
+                  if (Path(t) / "tools/testing/kunit/kunit_parser.py").exists()), None)
+    if not kunit:
+        print("# kunit_parser.py: SKIP, no fetched kernel tree has tools/testing/kunit")
+        return 0
+    sys.path.insert(0, str(kunit))
+    import kunit_parser
+    import kunit_printer
+    args = [doc.splitlines(keepends=True)]
+    if len(inspect.signature(kunit_parser.parse_run_tests).parameters) > 1:
+        args.append(kunit_printer.null_printer)
+    test = kunit_parser.parse_run_tests(*args)
+    want = len(re.findall(r"^    (?:not )?ok \d+ ", doc, re.M))
+    suites = len(re.findall(r"^(?:not )?ok \d+ ", doc, re.M))
+    c = test.counts
+    ok = c.errors == 0 and c.total() == want and len(test.subtests) == suites
+    print(f"# kunit_parser.py ({kunit.parents[2].name}) read {len(test.subtests)} suites, "
+          f"{c.total()} tests ({c.passed} passed, {c.failed} failed, {c.crashed} crashed, "
+          f"{c.skipped} skipped, {c.errors} parse errors); the document has {suites} suites, "
+          f"{want} tests{'' if ok else ': MISMATCH'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
