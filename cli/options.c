@@ -23,7 +23,8 @@
 static const struct cli_opt run_opts[] = {
 	{ "arch", "ARCH", "the simulated machine's architecture", "arm64", 0, "arm64 x86" },
 	{ "impl", "IMPL[,IMPL]...", "the PTE code to run: ref (built in), linux-X.Y (a fetched "
-	  "kernel), tree:PATH (a kernel tree); several side by side", "ref", 0, NULL },
+	  "kernel), tree:PATH (a kernel tree), git:PATH@REV (a revision of a kernel repository); "
+	  "several side by side, the first the baseline", "ref", 0, NULL },
 	{ "profile", "NAME", "the machine cost profile ('ptelab list' shows them)",
 	  "the workload's for --arch", 0, NULL },
 	{ "size", "SIZE", "memory the workload maps (4096, 64K, 2M, 1G, 1T)", "per workload",

@@ -20,6 +20,7 @@
 #include "hw/invariants.h"
 #include "hw/cpu.h"
 #include "hw/tlb.h"
+#include "arch/arm64/api.h"
 #include "kernel/backend.h"
 #include "kernel/build.h"
 #include "kernel/isolate.h"
@@ -502,7 +503,8 @@ void run_spec_reproducer(const struct run_spec *s, char *buf, size_t len)
 
 static bool backend_name(const char *t)
 {
-	return !strcmp(t, "ref") || !strncmp(t, "linux-", 6) || !strncmp(t, "tree:", 5);
+	return !strcmp(t, "ref") || !strncmp(t, "linux-", 6) || !strncmp(t, "tree:", 5) ||
+	       !strncmp(t, "git:", 4);
 }
 
 int split_impls(const char *list, char *buf, size_t buflen, const char **names, int max,
@@ -520,7 +522,8 @@ int split_impls(const char *list, char *buf, size_t buflen, const char **names, 
 		if (next)
 			*next++ = 0;
 		/* a comma inside a tree's path: what follows names no backend */
-		if (n && !backend_name(t) && !strncmp(names[n - 1], "tree:", 5)) {
+		if (n && !backend_name(t) && (!strncmp(names[n - 1], "tree:", 5) ||
+					      !strncmp(names[n - 1], "git:", 4))) {
 			t[-1] = ',';
 			continue;
 		}
@@ -837,19 +840,45 @@ void print_run_table(FILE *f, const struct run_spec *s, const struct run_out *o)
 }
 
 /* One column's cell: "-" where the run ended in a finding. */
-static void cell(FILE *f, const struct run_out *o, const char *fmt, double v)
+/*
+ * One row: the first backend's value, then for each other one its value,
+ * its difference from the first and their ratio, as perf diff shows a
+ * baseline and deltas. A backend with a finding has no values ("-").
+ */
+static void diff_row(FILE *f, const char *name, const struct run_out *outs, int n,
+		     const double *v, int prec)
 {
-	fputc(' ', f);
-	if (o->finding.present)
-		fprintf(f, "%16s", "-");
-	else
-		fprintf(f, fmt, v);
+	fprintf(f, "%-20s", name);
+	for (int i = 0; i < n; i++) {
+		if (outs[i].finding.present) {
+			fprintf(f, " %12s", "-");
+			if (i)
+				fprintf(f, " %10s %7s", "-", "-");
+			continue;
+		}
+		fprintf(f, " %12.*f", prec, v[i]);
+		if (!i)
+			continue;
+		if (outs[0].finding.present) {
+			fprintf(f, " %10s %7s", "-", "-");
+			continue;
+		}
+		fprintf(f, " %+10.*f", prec, v[i] - v[0]);
+		if (v[0] != 0)
+			fprintf(f, " %7.3f", v[i] / v[0]);
+		else
+			fprintf(f, " %7s", v[i] == 0 ? "1.000" : "-");
+	}
+	fputc('\n', f);
 }
 
 void print_side_by_side(FILE *f, const struct run_spec *s, const char *const *impls,
 			const struct run_out *outs, int n)
 {
 	const struct run_out *first = NULL;
+	char label[MAX_IMPLS][16];
+	bool legend = false;
+	double v[MAX_IMPLS];
 
 	fprintf(f, "workload %s  arch %s", s->w->name, s->p.arch);
 	if (s->w->opts & RUN_OPT_SIZE)
@@ -857,38 +886,67 @@ void print_side_by_side(FILE *f, const struct run_spec *s, const char *const *im
 	if (s->w->opts & RUN_OPT_FOLIO_SIZE)
 		fprintf(f, "  folio %llu", (unsigned long long)s->p.folio_size);
 	fprintf(f, "  (events of the measured phase: %s)\n\n", s->w->measured);
+	/* names that do not fit a column become letters, spelled out above the table */
+	for (int i = 0; i < n; i++)
+		legend |= strlen(impls[i]) > 12;
+	for (int i = 0; i < n; i++) {
+		if (legend) {
+			const struct arm64_backend *b;
+			char err[256];
+
+			snprintf(label[i], sizeof(label[i]), "%c", 'A' + i);
+			b = arm64_backend_by_name(impls[i], err, sizeof(err));
+			fprintf(f, "  %s  %s", label[i], impls[i]);
+			if (b && b->version && strcmp(impls[i], "ref"))
+				fprintf(f, " (kernel %s)", b->version);
+			fputc('\n', f);
+		} else {
+			snprintf(label[i], sizeof(label[i]), "%s", impls[i]);
+		}
+	}
+	if (legend)
+		fputc('\n', f);
 	for (int i = 0; i < n && !first; i++)
 		if (!outs[i].finding.present)
 			first = &outs[i];
 	fprintf(f, "%-20s", "event");
-	for (int i = 0; i < n; i++)
-		fprintf(f, " %16.16s", impls[i]);
+	for (int i = 0; i < n; i++) {
+		char d[32], r[32];
+
+		fprintf(f, " %12s", label[i]);
+		if (!i)
+			continue;
+		snprintf(d, sizeof(d), "%s-%s", label[i], label[0]);
+		snprintf(r, sizeof(r), "%s/%s", label[i], label[0]);
+		fprintf(f, " %10.10s %7.7s", legend || strlen(d) <= 10 ? d : "delta",
+			legend || strlen(r) <= 7 ? r : "ratio");
+	}
 	fprintf(f, "\n");
 	for (int e = 0; e < NR_HW_EVENTS; e++) {
 		bool any = false;
 
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < n; i++) {
+			v[i] = (double)outs[i].r.measured.v[e];
 			any |= outs[i].r.measured.v[e] != 0;
-		if (!any)
-			continue;
-		fprintf(f, "%-20s", hw_event_names[e]);
-		for (int i = 0; i < n; i++)
-			cell(f, &outs[i], "%16.0f", (double)outs[i].r.measured.v[e]);
-		fprintf(f, "\n");
+		}
+		if (any)
+			diff_row(f, hw_event_names[e], outs, n, v, 0);
 	}
 	for (int x = 0; first && x < first->r.nr_extra; x++) {
-		fprintf(f, "%-20s", first->r.extra_name[x]);
 		for (int i = 0; i < n; i++)
-			cell(f, &outs[i], "%16.6g", outs[i].r.extra_val[x]);
-		fprintf(f, "\n");
+			v[i] = outs[i].r.extra_val[x];
+		diff_row(f, first->r.extra_name[x], outs, n, v, 0);
 	}
-	fprintf(f, "%-20s", "modelled ms");
 	for (int i = 0; i < n; i++)
-		cell(f, &outs[i], "%16.3f", outs[i].modelled_ns / 1e6);
-	fprintf(f, "\n%-20s", "invariants");
-	for (int i = 0; i < n; i++)
-		fprintf(f, " %16s", outs[i].finding.present ? outs[i].finding.kind :
+		v[i] = outs[i].modelled_ns / 1e6;
+	diff_row(f, "modelled ms", outs, n, v, 3);
+	fprintf(f, "%-20s", "invariants");
+	for (int i = 0; i < n; i++) {
+		fprintf(f, " %12s", outs[i].finding.present ? outs[i].finding.kind :
 				    outs[i].ok ? "ok" : "VIOLATED");
+		if (i && i < n - 1)
+			fprintf(f, " %10s %7s", "", "");
+	}
 	fprintf(f, "\nprofile %s\n", s->profile);
 	for (int i = 0; i < n; i++) {
 		if (!outs[i].finding.present)

@@ -19,6 +19,7 @@
 #include "lab/paths.h"
 #include "kernel/backend.h"
 #include "kernel/build.h"
+#include "kernel/git_tree.h"
 #include "kernel/spawn.h"
 
 const char *const kernel_fetchable[] = { "6.12", "7.2", "7.3", NULL };
@@ -185,9 +186,14 @@ const struct arm64_backend *arm64_backend_by_name(const char *impl, char *err, s
 				 tree);
 			return NULL;
 		}
+	} else if (!strncmp(impl, "git:", 4) && impl[4]) {
+		char commit[41];
+
+		if (git_tree_materialize(impl + 4, tree, sizeof(tree), commit, err, errlen))
+			return NULL;
 	} else {
-		snprintf(err, errlen, "unknown impl '%s'; use ref, linux-X.Y or tree:PATH "
-			 "('ptelab list' shows the backends)", impl);
+		snprintf(err, errlen, "unknown impl '%s'; use ref, linux-X.Y, tree:PATH or "
+			 "git:PATH@REV ('ptelab list' shows the backends)", impl);
 		return NULL;
 	}
 	if (kernel_build_backend(impl, tree, so, sizeof(so), version, err, errlen))
@@ -309,6 +315,22 @@ void kernel_backend_provenance(const char *impl, char *buf, size_t len)
 		stamp_value(tree, "version", b, sizeof(b));
 		snprintf(buf, len, "{\"kind\": \"fetched\", \"package\": \"%s\", "
 			 "\"package_version\": \"%s\", \"kernel\": \"%s\"}", a, b, kver);
+	} else if (!strncmp(impl, "git:", 4)) {
+		char tree[PATH_MAX], commit[41] = "";
+		const char *at = strrchr(impl + 4, '@');
+		size_t n;
+
+		if (git_tree_materialize(impl + 4, tree, sizeof(tree), commit, err, sizeof(err)))
+			commit[0] = 0;
+		n = (size_t)snprintf(buf, len, "{\"kind\": \"git\", \"path\": \"");
+		for (const char *c = impl + 4; *c && c != at && n + 8 < len; c++) {
+			if (*c == '"' || *c == '\\')
+				buf[n++] = '\\';
+			if ((unsigned char)*c >= 0x20)
+				buf[n++] = *c;
+		}
+		snprintf(buf + n, len - n, "\", \"rev\": \"%s\", \"commit\": \"%s\", \"kernel\": \"%s\"}",
+			 at && at[1] && !strpbrk(at + 1, "\"\\") ? at + 1 : "HEAD", commit, kver);
 	} else {
 		const char *path = impl + 5;
 		size_t n;

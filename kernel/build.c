@@ -88,6 +88,47 @@ static void first_error(const char *log, char *out, size_t n)
 	snprintf(out, n, "%.*s", (int)min((size_t)(end ? end - start : (long)strlen(start)), (size_t)300), start);
 }
 
+/* One compile's output added to the build's whole log, under a heading. */
+static void log_append(char **all, size_t *len, const char *what, const char *out)
+{
+	size_t add = strlen(what) + (out ? strlen(out) : 0) + 16;
+	char *p = realloc(*all, *len + add + 1);
+
+	if (!p)
+		return;
+	*all = p;
+	*len += (size_t)snprintf(p + *len, add + 1, "== %s\n%s", what, out ? out : "");
+}
+
+/*
+ * The warnings the compiler gave on the tree's own files (the shim's are
+ * ptelab's business): one line naming how many, the first, and the log.
+ */
+static void report_warnings(const char *name, const char *tree, const char *log,
+			    const char *log_path)
+{
+	size_t tlen = strlen(tree);
+	int n = 0;
+	char first[240] = "";
+
+	for (const char *l = log; l && *l;) {
+		const char *end = strchr(l, '\n');
+		size_t len = end ? (size_t)(end - l) : strlen(l);
+
+		if (!strncmp(l, tree, tlen) && memmem(l, len, ": warning: ", 11)) {
+			size_t skip = tlen + (l[tlen] == '/');
+
+			if (!n++)
+				snprintf(first, sizeof(first), "%.*s",
+					 (int)min(len - skip, sizeof(first) - 1), l + skip);
+		}
+		l = end ? end + 1 : NULL;
+	}
+	if (n)
+		fprintf(stderr, "ptelab: backend %s: %d compiler warning%s in the kernel's code, the "
+			"first: %s (full log: %s)\n", name, n, n == 1 ? "" : "s", first, log_path);
+}
+
 /* Every regular file under dir, in name order: paths and contents. */
 /*
  * Which compiler: its resolved path and the file's identity (inode, size,
@@ -356,7 +397,8 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 	 * __contpte_try_fold/unfold and contpte_ptep_get stay PLT calls, so
 	 * ptelab's counting interposers see them (gcc's default; clang's is not).
 	 */
-	char *const flags[] = { "-std=gnu11", "-O2", "-g", "-fPIC", "-fsemantic-interposition", "-w" };
+	/* the compiler's default warnings: a tree's own are shown (counted, and logged whole) */
+	char *const flags[] = { "-std=gnu11", "-O2", "-g", "-fPIC", "-fsemantic-interposition" };
 	char *const asan_flags[] = { "-fsanitize=address", "-fno-omit-frame-pointer" };
 
 	if (argc == 0) {
@@ -426,8 +468,9 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 	struct { const char *src; int block; bool nocont; } units[3] = {
 		{ src_path, 0, false }, { api_path, 0, false }, { api_path, 1, true },
 	};
-	char *log = NULL, line[320] = "unknown error", *deps = NULL;
-	size_t deps_len = 0;
+	char *log = NULL, line[320] = "unknown error", *deps = NULL, *all_log = NULL;
+	char log_path[PATH_MAX + 160];
+	size_t deps_len = 0, all_len = 0;
 	int r = 0;
 	for (int u = 0; u < 3 && !r; u++) {
 		argc = base;
@@ -445,6 +488,7 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 		free(log);
 		log = NULL;
 		r = spawn_run(argv, SPAWN_CAPTURE, &log);
+		log_append(&all_log, &all_len, units[u].src, log);
 		add_deps(dep[u], so_path, &deps, &deps_len);
 	}
 	if (!r) {
@@ -461,6 +505,15 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 		free(log);
 		log = NULL;
 		r = spawn_run(argv, SPAWN_CAPTURE, &log);
+		log_append(&all_log, &all_len, "(link)", log);
+	}
+	/* the whole compiler output, kept beside the backend and named in messages */
+	snprintf(log_path, sizeof(log_path), "%s.log", so_path);
+	{
+		FILE *lf = fopen(log_path, "w");
+
+		if (!lf || (all_log && fputs(all_log, lf) < 0) || fclose(lf))
+			snprintf(log_path, sizeof(log_path), "(could not be written)");
 	}
 	for (int i = 0; i < 3; i++) {
 		unlink(obj[i]);
@@ -474,8 +527,8 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 				 argv[0], strerror(errno));
 		else if (log)
 			first_error(log, line, sizeof(line));
-		snprintf(err, errlen, "contpte.c of kernel %s (%s) does not compile against the shim: %s",
-			 version, tree, line);
+		snprintf(err, errlen, "contpte.c of kernel %s (%s) does not compile against the shim: "
+			 "%s (full compiler log: %s)", version, tree, line, log_path);
 		unlink(tmp);
 		goto out_log;
 	}
@@ -488,8 +541,10 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 		goto out_log;
 	}
 	rc = 0;
+	report_warnings(name, tree, all_log, log_path);
 out_log:
 	free(log);
+	free(all_log);
 	free(deps);
 out:
 	free(block[0]);
