@@ -41,18 +41,36 @@ static int fatal = 2;
  * 1 if kernel code misbehaved (a finding, printed), -1 if reproduce must
  * stop (printed; see fatal).
  */
-static int run_one(struct run_spec *s, struct run_out *o, FILE *jsonl)
+static int run_one(struct run_spec *s, struct run_out *o, FILE *jsonl, const char *exp,
+		   const char *row)
 {
 	char err[512];
-	int r = run_spec_execute(s, o, err, sizeof(err));
+	int r;
 
+	fprintf(stderr, "ptelab: %s %s...\n", exp, row);
+	r = run_spec_execute(s, o, err, sizeof(err));
 	if (r) {
 		fprintf(stderr, "ptelab: %s%s\n", r == -2 ? "" : "error: ", err);
 		fatal = r == -2 ? 3 : 2;
 		return -1;
 	}
-	if (jsonl)
-		print_run_json(jsonl, s, o);
+	if (jsonl) {
+		/* the run's object, led by which experiment and row it is */
+		char *text = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&text, &len);
+
+		if (m) {
+			print_run_json(m, s, o);
+			fclose(m);
+		}
+		fprintf(jsonl, "{\"experiment\": ");
+		json_string(jsonl, exp);
+		fprintf(jsonl, ", \"row\": ");
+		json_string(jsonl, row);
+		fprintf(jsonl, ", %s", text && text[0] == '{' ? text + 1 : "\"run\": null}\n");
+		free(text);
+	}
 	if (o->finding.present) {
 		fprintf(stderr, "ptelab: FINDING: %s\n", o->finding.summary);
 		return 1;
@@ -114,9 +132,11 @@ static int s5_run(const char *out_dir, u64 size)
 				parse_size(s5_rows[r], &s.p.folio_size);
 				if (v == 0)
 					s.without[s.nr_without++] = "zap-batch";
-				fprintf(stderr, "ptelab: S5 %s %s %s...\n", arches[a], s5_rows[r],
-					v ? "after" : "before");
-				int r = run_one(&s, &o, jsonl);
+				char row[64];
+
+				snprintf(row, sizeof(row), "%s %s %s", arches[a], s5_rows[r],
+					 v ? "after" : "before");
+				int r = run_one(&s, &o, jsonl, "S5", row);
 
 				if (r < 0)
 					return -1;
@@ -203,8 +223,7 @@ static int run_rows(const char *exp, const struct workload *w, const struct cmp_
 		if (rows[r].without)
 			s.without[s.nr_without++] = rows[r].without;
 		configure(&s, size);
-		fprintf(stderr, "ptelab: %s %s...\n", exp, rows[r].label);
-		int rc = run_one(&s, &outs[r], jsonl);
+		int rc = run_one(&s, &outs[r], jsonl, exp, rows[r].label);
 		if (rc < 0)
 			return -1;
 		failed |= !outs[r].ok;
@@ -315,8 +334,10 @@ static int s2_run(const char *out_dir, u64 size)
 			/* the 2023 kernels had no early exit in contpte_ptep_get */
 			s.without[s.nr_without++] = "ptep-get-early-exit";
 			snprintf(s.profile, sizeof(s.profile), "%s", profiles[n]);
-			fprintf(stderr, "ptelab: S2 %s on %s...\n", variants[v], profiles[n]);
-			int r = run_one(&s, &o, jsonl);
+			char row[96];
+
+			snprintf(row, sizeof(row), "%s on %s", variants[v], profiles[n]);
+			int r = run_one(&s, &o, jsonl, "S2", row);
 
 			if (r < 0)
 				return -1;
@@ -487,8 +508,7 @@ static int s3_run(const char *out_dir, u64 size)
 		s.timeout_s = 0;
 		if (rows[r].without)
 			s.without[s.nr_without++] = rows[r].without;
-		fprintf(stderr, "ptelab: S3 %s...\n", rows[r].label);
-		int rc = run_one(&s, &outs[r], jsonl);
+		int rc = run_one(&s, &outs[r], jsonl, "S3", rows[r].label);
 		if (rc < 0)
 			return -1;
 		failed |= !outs[r].ok;
@@ -506,8 +526,8 @@ static int s3_run(const char *out_dir, u64 size)
 	       "x full s", "write locks", "flush IPIs", "swap-ins", "retries", "vs before", "pub ratio",
 	       "pub s (full)");
 	if (tsv)
-		fprintf(tsv, "run\tmodelled_s\tmmu_lock_write\tflush_ipis\tswap_ins\tfault_retries\t"
-			     "published_s\n");
+		fprintf(tsv, "run\tmodelled_s\tx_full_s\tmmu_lock_write\tflush_ipis\tswap_ins\t"
+			     "fault_retries\tpublished_s\n");
 	for (int r = 0; r < (int)ARRAY_SIZE(rows); r++) {
 		const struct run_out *o = &outs[r];
 		char pub[32] = "-", rel[32] = "-", prel[32] = "-";
@@ -529,8 +549,9 @@ static int s3_run(const char *out_dir, u64 size)
 		       s3_result(o, "swap_ins"), s3_result(o, "fault_retries"), rel, prel, pub,
 		       r == 0 ? "  (fitted)" : "");
 		if (tsv)
-			fprintf(tsv, "%s\t%.4f\t%.0f\t%.0f\t%.0f\t%.0f\t%s\n", rows[r].label,
-				o->modelled_ns / 1e9, s3_result(o, "mmu_lock_write"),
+			fprintf(tsv, "%s\t%.4f\t%.1f\t%.0f\t%.0f\t%.0f\t%.0f\t%s\n", rows[r].label,
+				o->modelled_ns / 1e9, o->modelled_ns / 1e9 * full,
+				s3_result(o, "mmu_lock_write"),
 				s3_result(o, "flush_ipis"), s3_result(o, "swap_ins"),
 				s3_result(o, "fault_retries"), pub);
 	}
@@ -815,6 +836,12 @@ int cmd_reproduce(int argc, char **argv)
 			fprintf(stderr, "ptelab: plots skipped: python3 is not installed\n");
 		else if (r)
 			fprintf(stderr, "ptelab: plots skipped: tools/plot.py failed (exit %d, above)\n", r);
+		/* REPORT.md: provenance, tables, residuals, plots, sources */
+		snprintf(script, sizeof(script), "%s/tools/report.py", lab_home());
+		r = spawn_run(argv_plot, SPAWN_STDOUT_TO_STDERR, NULL);
+		if (r > 0)
+			fprintf(stderr, "ptelab: REPORT.md not written: tools/report.py failed (exit %d, "
+				"above)\n", r);
 	}
 	return rc;
 }

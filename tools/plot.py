@@ -148,7 +148,7 @@ def plot_s5(data):
         out.append(f'<text x="{(x0 + x1) / 2:.1f}" y="{y0 + 32}" text-anchor="middle">'
                    f'folio size (log2 scale)</text>')
         out.append(f'<text transform="translate({ox + 14},{(y0 + y1) / 2:.1f}) rotate(-90)" '
-                   f'text-anchor="middle">time (ms)</text>')
+                   f'text-anchor="middle">modelled time (ms)</text>')
         for col, _, colour, lab in SERIES:
             pts = [(sx(kib), sy(vals[col])) for kib, _, vals in rows if vals[col] is not None]
             cls = col[:-3].replace("_", "-")
@@ -202,21 +202,21 @@ def series(col, label=None, colour=None, kind=None, parse=None, optional=False, 
 PUB = "published (not computed)"
 TABLES = {
     "S1.tsv": dict(
-        title="S1 reclaim \u2014 modelled time per run", ylabel="time (s)",
+        title="S1 reclaim \u2014 modelled time per run", ylabel="modelled time (s)",
         columns=[series("run"),
                  series("modelled_s", "modelled (lab)", "#1f5fa8", "bar", time_value),
                  series("young_read"), series("young_atomic"), series("reclaimed_bytes"),
                  series("published_s", PUB, "#1f5fa8", "hollow-bar", time_value, True)]),
     "S2.tsv": dict(
         title="S2 exit() \u2014 cost over baseline per variant",
-        ylabel="cost over baseline (%)",
+        ylabel="modelled cost over baseline (%)",
         columns=[series("variant"),
                  series("lab_1node_pct", "lab 1-node", "#c0392b", "bar", pct_value),
                  series("lab_2node_pct", "lab 2-node", "#1f5fa8", "bar", pct_value),
                  series("published_1node_pct", "published 1-node (not computed)", "#c0392b",
                         "hollow-marker", pct_value, True, on="lab_1node_pct")]),
     "S4.tsv": dict(
-        title="S4 mlock-loop \u2014 modelled time per run", ylabel="time (s)",
+        title="S4 mlock-loop \u2014 modelled time per run", ylabel="modelled time (s)",
         columns=[series("run"),
                  series("modelled_s", "modelled (lab)", "#1f5fa8", "bar", time_value),
                  series("pte_read_per_get"), series("gather_share"),
