@@ -70,6 +70,8 @@ def test_compile_commands_cover_every_source(tmp_path):
 
 
 def test_werror_only_when_asked():
-    plain = make("-n", "-B", "build/opt/hw/cpu.o").stdout
-    strict = make("-n", "-B", "build/opt/hw/cpu.o", "W=e").stdout
+    # CI exports W=e, and a parent make passes its variables on: start clean
+    env = {k: v for k, v in os.environ.items() if k not in ("W", "MAKEFLAGS", "MFLAGS")}
+    plain = make("-n", "-B", "build/opt/hw/cpu.o", env=env).stdout
+    strict = make("-n", "-B", "build/opt/hw/cpu.o", "W=e", env=env).stdout
     assert "-Werror" not in plain and "-Werror" in strict
