@@ -9,6 +9,7 @@ figures are drawn hollow and labelled "published (not computed)".
 
 Standard library only, so it runs on any machine that runs the lab.
 """
+import json
 import math
 import os
 import sys
@@ -27,6 +28,9 @@ SERIES = [
 PW, PH = 440, 300                   # one panel
 ML, MR, MT, MB = 56, 30, 34, 44     # margins inside a panel
 LEGEND_H = 30
+
+
+from fitted import fitted  # noqa: E402 (tools/fitted.py, beside this script)
 
 
 class PlotError(Exception):
@@ -118,6 +122,7 @@ def plot_s5(data):
     ytop = yticks[-1]
     # At least wide enough for the legend when there is a single panel.
     w, h = max(PW * len(data), 700), PH + LEGEND_H
+    any_fitted = False
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
            f'viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="11">',
            f'<rect width="{w}" height="{h}" fill="white"/>']
@@ -157,6 +162,16 @@ def plot_s5(data):
                 out.append(f'<polyline class="line {cls}" points="{coords}" fill="none" '
                            f'stroke="{colour}" stroke-width="1.5"/>')
             out.extend(marker(x, y, colour, lab, cls) for x, y in pts)
+            if lab:
+                # a lab point the profile was fitted on: ringed (the published point is there)
+                pub = col.replace("lab_", "published_")
+                for kib, folio, vals in rows:
+                    if vals[col] is not None and vals.get(pub) is not None and \
+                            fitted("S5", folio, col[4:-3]):
+                        any_fitted = True
+                        out.append(f'<circle class="fitted {cls}" cx="{sx(kib):.1f}" '
+                                   f'cy="{sy(vals[col]):.1f}" r="7" fill="none" '
+                                   f'stroke="{colour}" stroke-width="1"/>')
         out.append('</g>')
     # One legend for all panels, along the bottom.
     out.append('<g class="legend">')
@@ -168,8 +183,22 @@ def plot_s5(data):
         out.append(sym.replace('class="marker legend-key"', 'class="legend-key"'))
         out.append(f'<text x="{x + 26}" y="{y + 4}">{escape(label)}</text>')
         x += 40 + 6 * len(label)
-    out.append('</g></svg>\n')
-    return "\n".join(out)
+    out.append('</g>')
+    notes = []
+    if any_fitted:
+        notes.append("ringed: fitted (meets published by construction); the rest: predictions")
+    if S5_PROFILES:
+        notes.append("modelled with profile " + ", ".join(S5_PROFILES))
+    for k, note in enumerate(notes):
+        out.append(f'<text class="{"fitted-note" if "ringed" in note else "profile"}" x="16" '
+                   f'y="{PH + LEGEND_H + 14 * k + 10}" font-size="10">{escape(note)}</text>')
+    out.append('</svg>\n')
+    return "\n".join(out).replace(f'height="{h}" viewBox="0 0 {w} {h}"',
+                                   f'height="{h + 14 * len(notes) + 4}" '
+                                   f'viewBox="0 0 {w} {h + 14 * len(notes) + 4}"', 1)
+
+
+S5_PROFILES = []
 
 
 # --- S1, S2, S4: bar charts, one group of bars per row -------------------
@@ -202,12 +231,14 @@ def series(col, label=None, colour=None, kind=None, parse=None, optional=False, 
 PUB = "published (not computed)"
 TABLES = {
     "S1.tsv": dict(
+        exp="S1", key=lambda label, col: tuple(label.split(" ", 1)),
         title="S1 reclaim \u2014 modelled time per run", ylabel="modelled time (s)",
         columns=[series("run"),
                  series("modelled_s", "modelled (lab)", "#1f5fa8", "bar", time_value),
                  series("young_read"), series("young_atomic"), series("reclaimed_bytes"),
                  series("published_s", PUB, "#1f5fa8", "hollow-bar", time_value, True)]),
     "S2.tsv": dict(
+        exp="S2", key=lambda label, col: (label, "one-node" if "1node" in col else "two-node"),
         title="S2 exit() \u2014 cost over baseline per variant",
         ylabel="modelled cost over baseline (%)",
         columns=[series("variant"),
@@ -216,6 +247,7 @@ TABLES = {
                  series("published_1node_pct", "published 1-node (not computed)", "#c0392b",
                         "hollow-marker", pct_value, True, on="lab_1node_pct")]),
     "S4.tsv": dict(
+        exp="S4", key=lambda label, col: ("total", label.split(", ")[-1]),
         title="S4 mlock-loop \u2014 modelled time per run", ylabel="modelled time (s)",
         columns=[series("run"),
                  series("modelled_s", "modelled (lab)", "#1f5fa8", "bar", time_value),
@@ -301,11 +333,17 @@ def plot_bars(spec, rows):
     def sy(v):
         return y0 - (v - ybot) / (ytop - ybot) * (y0 - y1)
 
+    any_fitted = False
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
            f'viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="11">',
+           hatch_defs(c["colour"] for c in plotted),
            f'<rect width="{w}" height="{h}" fill="white"/>',
            f'<text x="{max((x0 + x1) / 2, w / 2):.1f}" y="20" text-anchor="middle" font-size="13" '
            f'font-weight="bold">{escape(spec["title"])}</text>']
+    if spec.get("profiles"):
+        out.append(f'<text class="profile" x="{max((x0 + x1) / 2, w / 2):.1f}" y="{MT - 2}" '
+                   f'text-anchor="middle" font-size="10">modelled with profile '
+                   f'{escape(", ".join(spec["profiles"]))}</text>')
     for t in yticks:
         y = sy(t)
         out.append(f'<line x1="{x0}" y1="{y:.1f}" x2="{x1:.1f}" y2="{y:.1f}" stroke="#e4e4e4"/>')
@@ -330,9 +368,17 @@ def plot_bars(spec, rows):
             x = gx + slots.index(c["col"]) * BW + 2
             top, bot = sorted((sy(v), zero))
             if c["kind"] == "bar":
-                out.append(f'<rect class="bar lab {cls}" x="{x:.1f}" y="{top:.1f}" '
-                           f'width="{BW - 4}" height="{bot - top:.1f}" fill="{c["colour"]}">'
+                fit = is_fitted(spec, label, c["col"], vals)
+                any_fitted |= fit
+                fill = f'url(#hatch-{c["colour"][1:]})' if fit else c["colour"]
+                out.append(f'<rect class="bar lab {cls} {"fitted" if fit else "prediction"}" '
+                           f'x="{x:.1f}" y="{top:.1f}" width="{BW - 4}" '
+                           f'height="{bot - top:.1f}" fill="{fill}" stroke="{c["colour"]}">'
                            f'{tip}</rect>')
+                # the value itself: one tall bar must not hide the others' sizes
+                ty = top - 3 if v >= 0 else bot + 10
+                out.append(f'<text class="value" x="{x + (BW - 4) / 2:.1f}" y="{ty:.1f}" '
+                           f'text-anchor="middle" font-size="8">{fmt_short(v)}</text>')
             else:
                 out.append(f'<rect class="bar published {cls}" x="{x:.1f}" y="{top:.1f}" '
                            f'width="{BW - 4}" height="{bot - top:.1f}" fill="white" '
@@ -351,8 +397,39 @@ def plot_bars(spec, rows):
         out.append(legend_key(x, y, c))
         out.append(f'<text x="{x + 26}" y="{y + 4}">{escape(c["label"])}</text>')
         x += 40 + 6 * len(c["label"])
+    if any_fitted:
+        out.append(f'<rect class="legend-key fitted" x="{x + 4}" y="{y - 6}" width="12" '
+                   f'height="12" fill="url(#hatch-555555)" stroke="#555555"/>')
+        out.append(f'<text x="{x + 26}" y="{y + 4}">{FITTED_LABEL}</text>')
     out.append('</g></svg>\n')
     return "\n".join(out)
+
+
+FITTED_LABEL = "hatched: fitted (meets published by construction); solid: prediction"
+
+
+def is_fitted(spec, label, col, vals):
+    """A lab bar is fitted when its row has a published figure the profile was
+    fitted on (tools/fitted.py); every other bar is a prediction."""
+    pub = [c["col"] for c in spec["columns"] if c["kind"] in ("hollow-bar", "hollow-marker")
+           and (c["kind"] == "hollow-bar" or c["on"] == col)]
+    if "exp" not in spec or not any(vals.get(p) is not None for p in pub):
+        return False
+    return fitted(spec["exp"], *spec["key"](label, col))
+
+
+def hatch_defs(colours):
+    pats = []
+    for c in sorted(set(colours) | {"#555555"}):
+        pats.append(f'<pattern id="hatch-{c[1:]}" width="5" height="5" '
+                    f'patternUnits="userSpaceOnUse" patternTransform="rotate(45)">'
+                    f'<rect width="5" height="5" fill="white"/>'
+                    f'<line x1="0" y1="0" x2="0" y2="5" stroke="{c}" stroke-width="3"/></pattern>')
+    return "<defs>" + "".join(pats) + "</defs>"
+
+
+def fmt_short(v):
+    return f"{v:.3g}"
 
 
 def table_plotter(spec):
@@ -361,6 +438,20 @@ def table_plotter(spec):
 
 PLOTTERS = {name: table_plotter(spec) for name, spec in TABLES.items()}
 PLOTTERS["S5.tsv"] = (read_s5, plot_s5)
+
+
+def profiles_of(jsonl):
+    """The cost profiles of an experiment's runs, in order (none: no JSONL)."""
+    seen = []
+    try:
+        with open(jsonl, encoding="utf-8") as f:
+            for line in f:
+                p = json.loads(line).get("profile")
+                if p and p not in seen:
+                    seen.append(p)
+    except (OSError, ValueError):
+        pass
+    return seen
 
 
 def main(argv):
@@ -375,6 +466,9 @@ def main(argv):
     # Read every table before writing anything: one malformed table fails
     # the run with no SVG written.
     tables = [(name, PLOTTERS[name][0](os.path.join(d, name))) for name in names]
+    for name, spec in TABLES.items():
+        spec["profiles"] = profiles_of(os.path.join(d, name[:-4] + ".jsonl"))
+    S5_PROFILES[:] = profiles_of(os.path.join(d, "S5.jsonl"))
     for name, data in tables:
         svg = PLOTTERS[name][1](data)
         dest = os.path.join(d, name[:-4] + ".svg")

@@ -94,16 +94,7 @@ def md_tables(header, rows):
     return out
 
 
-# Which published figures each experiment's profile was fitted on: the
-# profiles' fitted_on lines (printed in the report) say it in words; these
-# are the same statements as (row, column) pairs of data/published.tsv.
-FITTED = {
-    "S1": {("mglru", "before"), ("mglru", "after")},
-    "S2": {("no-opt", "one-node"), ("simple-full", "one-node"), ("robust-full", "one-node")},
-    "S3": {("mglru", "before")},
-    "S4": {("total", "before")},
-    "S5": {("4K", "before"), ("4K", "after"), ("2048K", "before"), ("2048K", "after")},
-}
+from fitted import FITTED  # noqa: E402 (tools/fitted.py, beside this script)
 
 
 # Where each table keeps a lab figure and the published one beside it, and

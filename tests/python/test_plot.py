@@ -281,3 +281,34 @@ def test_real_reproduce_bars(tmp_path):
         rows = [tuple(ln.split("\t")) for ln in
                 (tmp_path / f"{name}.tsv").read_text().splitlines()[1:] if ln.strip()]
         check_bars(tmp_path, name, rows, lab_cols, pub_col, kind)
+
+
+def test_fitted_bars_differ_from_predictions_and_values_are_written(tmp_path):
+    rows = [("mglru before", "0.47000", "1", "1", "1", "0.470"),
+            ("mglru after", "0.18000", "1", "1", "1", "0.180"),
+            ("classic before", "0.60000", "1", "1", "1", "-")]
+    write_table(tmp_path, "S1", S1_HEADER, rows)
+    (tmp_path / "S1.jsonl").write_text('{"profile": "arm64-server-32c"}\n')
+    assert run_plot(tmp_path).returncode == 0
+    root = ET.parse(tmp_path / "S1.svg").getroot()
+    groups = {g.get("data-label"): g for g in root.iter(NS + "g") if "group" in classes(g)}
+    for label, fit in (("mglru before", True), ("mglru after", True), ("classic before", False)):
+        bar = next(e for e in groups[label] if "lab" in classes(e))
+        assert ("fitted" in classes(bar)) == fit and ("prediction" in classes(bar)) != fit
+        assert bar.get("fill").startswith("url(#hatch-") == fit
+        values = [t.text for t in groups[label] if "value" in classes(t)]
+        assert values == [f"{float(next(r for r in rows if r[0] == label)[1]):.3g}"]
+    text = "".join(root.itertext())
+    assert "hatched: fitted" in text and "solid: prediction" in text
+    assert "modelled with profile arm64-server-32c" in text
+    assert "modelled time (s)" in text
+
+
+def test_s5_rings_fitted_points(tmp_path):
+    write_tsv(tmp_path, ROWS)
+    assert run_plot(tmp_path).returncode == 0
+    root = ET.parse(tmp_path / "S5.svg").getroot()
+    rings = [e for e in root.iter(NS + "circle") if "fitted" in classes(e)]
+    # x86 4K before and after, 2048K before (its after has no published figure)
+    assert len(rings) == 3
+    assert "ringed: fitted" in "".join(root.itertext())
