@@ -347,10 +347,27 @@ if ! has_package; then
 fi
 
 pkgver=$(apt-cache "${APT_OPTS[@]}" policy "$PKG" 2>/dev/null | awk '/Candidate:/ {print $2}')
-msg "downloading $PKG $pkgver"
+size=$(apt-cache "${APT_OPTS[@]}" show "$PKG=$pkgver" 2>/dev/null | awk '/^Size:/ {print $2; exit}')
+msg "downloading $PKG $pkgver${size:+ ($((size >> 20)) MiB)}"
 start=$SECONDS
-(cd "$TMP" && apt-get "${APT_OPTS[@]}" download "$PKG") >>"$LOG" 2>&1 ||
-	die "download failed (details in $LOG)" "check the network and retry"
+(cd "$TMP" && apt-get "${APT_OPTS[@]}" download "$PKG") >>"$LOG" 2>&1 &
+dl=$!
+# progress: what has arrived so far, rewritten in place on a terminal,
+# a line every 10 s in a log
+tty=0
+[[ -t 2 ]] && tty=1
+shown=$SECONDS
+while kill -0 "$dl" 2>/dev/null; do
+	sleep 1
+	got=$(find "$TMP" -maxdepth 2 -type f -printf '%s\n' 2>/dev/null | awk '{s += $1} END {print s + 0}')
+	if ((tty)) || ((SECONDS - shown >= 10)); then
+		shown=$SECONDS
+		line="ptelab: downloaded $((got >> 20))${size:+/$((size >> 20))} MiB in $((SECONDS - start))s"
+		if ((tty)); then printf '\r%s' "$line" >&2; else printf '%s\n' "$line" >&2; fi
+	fi
+done
+((tty)) && printf '\n' >&2
+wait "$dl" || die "download failed (details in $LOG)" "check the network and retry"
 deb=$(compgen -G "$TMP/${PKG}_*.deb" | head -n1) ||
 	die "apt-get download produced no .deb (details in $LOG)" "retry; report if it persists"
 msg "downloaded $(du -h "$deb" | cut -f1) in $((SECONDS - start))s"
