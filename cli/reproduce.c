@@ -89,6 +89,24 @@ static u64 scaled(u64 full, u64 size)
 static const char *const s5_rows[] = { "4K", "16K", "32K", "64K", "128K",
 				       "256K", "512K", "1024K", "2048K" };
 
+/*
+ * A table cell as the TSV keeps it: numbers only, so any tool reads the
+ * column as numbers: "" for a figure there is none of ("-" on screen),
+ * no sign or percent sign around a number ("+190%" -> 190).
+ */
+static const char *tsv_cell(const char *s, char *buf, size_t n)
+{
+	size_t len;
+
+	if (!strcmp(s, "-"))
+		return "";
+	snprintf(buf, n, "%s", s[0] == '+' ? s + 1 : s);
+	len = strlen(buf);
+	if (len && buf[len - 1] == '%')
+		buf[len - 1] = 0;
+	return buf;
+}
+
 static void fmt_pub(char *buf, size_t n, const char *row, const char *col)
 {
 	double v;
@@ -151,7 +169,7 @@ static int s5_run(const char *out_dir, u64 size)
 				snprintf(fitted, sizeof(fitted), "%s", o.prof.fitted_on);
 				snprintf(prof, sizeof(prof), "%s", o.prof.name);
 			}
-			char pb[32] = "-", pa[32] = "-", pc[32] = "-";
+			char pb[32] = "-", pa[32] = "-", pc[32] = "-", c1[32], c2[32];
 			double vb, va;
 			/* published figures are for 1 GiB: beside full-scale runs only */
 			if (a == 0 && size == SZ_1G) {
@@ -167,7 +185,8 @@ static int s5_run(const char *out_dir, u64 size)
 			       (double)ref[0] / (double)(ref[1] ? ref[1] : 1), pb, pa, pc);
 			if (tsv)
 				fprintf(tsv, "%s\t%s\t%.4f\t%.4f\t%s\t%s\n", arches[a], s5_rows[r],
-					t[0], t[1], pb, pa);
+					t[0], t[1], tsv_cell(pb, c1, sizeof(c1)),
+					tsv_cell(pa, c2, sizeof(c2)));
 		}
 		printf("profile %s; fitted on: %s\n", prof, fitted[0] ? fitted : "(nothing)");
 	}
@@ -282,7 +301,7 @@ static int s4_run(const char *out_dir, u64 size)
 		fprintf(tsv, "run\tmodelled_s\tpte_read_per_get\tgather_share\tpublished_s\n");
 	for (int r = 0; r < (int)ARRAY_SIZE(rows); r++) {
 		const struct run_out *o = &outs[r];
-		char pub[32] = "-", rel[32];
+		char pub[32] = "-", rel[32], c1[32];
 
 		if (!ran[r])
 			continue;
@@ -297,7 +316,8 @@ static int s4_run(const char *out_dir, u64 size)
 		printf("%-18s %12.2f %12.2f %13.1f%% %12s | %12s\n", rows[r].label, secs, per_get,
 		       share * 100, rel, pub);
 		if (tsv)
-			fprintf(tsv, "%s\t%.4f\t%.3f\t%.5f\t%s\n", rows[r].label, secs, per_get, share, pub);
+			fprintf(tsv, "%s\t%.4f\t%.3f\t%.5f\t%s\n", rows[r].label, secs, per_get, share,
+				tsv_cell(pub, c1, sizeof(c1)));
 	}
 	if (full && pb > 0)
 		printf("published after/before: %.3f; the profile was fitted on the published before total only\n",
@@ -352,13 +372,14 @@ static int s2_run(const char *out_dir, u64 size)
 		fprintf(tsv, "variant\tlab_1node_pct\tlab_2node_pct\tpublished_1node_pct\n");
 	for (unsigned int v = 0; v < ARRAY_SIZE(variants); v++) {
 		double p1 = (t[v][0] / t[0][0] - 1) * 100, p2 = (t[v][1] / t[0][1] - 1) * 100, pub;
-		char ps[32] = "-";
+		char ps[32] = "-", c1[32];
 
 		if (v && full && !published_get("S2", variants[v], "one-node", &pub, NULL))
 			snprintf(ps, sizeof(ps), "%+.0f%%", pub);
 		printf("%-12s %+13.1f%% %+13.1f%% | %16s\n", variants[v], p1, p2, v ? ps : "(base)");
 		if (tsv)
-			fprintf(tsv, "%s\t%.2f\t%.2f\t%s\n", variants[v], p1, p2, ps);
+			fprintf(tsv, "%s\t%.2f\t%.2f\t%s\n", variants[v], p1, p2,
+				tsv_cell(ps, c1, sizeof(c1)));
 	}
 	printf("baseline modelled: %.2f ms (1-node), %.2f ms (2-node). altra-1node was fitted on\n"
 	       "no-opt, simple-full and robust-full; clear-ptes and the 2-node column are predictions.\n",
@@ -405,7 +426,7 @@ static int s1_run(const char *out_dir, u64 size)
 		fprintf(tsv, "run\tmodelled_s\tyoung_read\tyoung_atomic\treclaimed_bytes\tpublished_s\n");
 	for (int r = 0; r < (int)ARRAY_SIZE(rows); r++) {
 		const struct run_out *o = &outs[r];
-		char pub[32] = "-", rel[32];
+		char pub[32] = "-", rel[32], c1[32];
 		double v;
 
 		if (!ran[r])
@@ -419,7 +440,8 @@ static int s1_run(const char *out_dir, u64 size)
 		if (tsv)
 			fprintf(tsv, "%s\t%.5f\t%llu\t%llu\t%.0f\t%s\n", rows[r].label, o->modelled_ns / 1e9,
 				(unsigned long long)o->r.measured.v[EV_young_read],
-				(unsigned long long)o->r.measured.v[EV_young_atomic], o->r.extra_val[1], pub);
+				(unsigned long long)o->r.measured.v[EV_young_atomic], o->r.extra_val[1],
+				tsv_cell(pub, c1, sizeof(c1)));
 	}
 	printf("arm64-server-32c was fitted on the two published MGLRU figures; the classic-LRU rows\n"
 	       "and the kernel-backend rows are predictions. young loads/atomics: spent in young tests.\n");
@@ -530,7 +552,7 @@ static int s3_run(const char *out_dir, u64 size)
 			     "fault_retries\tpublished_s\n");
 	for (int r = 0; r < (int)ARRAY_SIZE(rows); r++) {
 		const struct run_out *o = &outs[r];
-		char pub[32] = "-", rel[32] = "-", prel[32] = "-";
+		char pub[32] = "-", rel[32] = "-", prel[32] = "-", c1[32];
 		double v, vb;
 		int b = rows[r].base;
 
@@ -553,7 +575,7 @@ static int s3_run(const char *out_dir, u64 size)
 				o->modelled_ns / 1e9, o->modelled_ns / 1e9 * full,
 				s3_result(o, "mmu_lock_write"),
 				s3_result(o, "flush_ipis"), s3_result(o, "swap_ins"),
-				s3_result(o, "fault_retries"), pub);
+				s3_result(o, "fault_retries"), tsv_cell(pub, c1, sizeof(c1)));
 	}
 	if (ran[0] && ran[1]) {
 		printf("\nkswapd, inclusive share of its CPU time (%%, perf report --children)\n");

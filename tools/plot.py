@@ -66,7 +66,7 @@ def read_s5(path):
             vals = {}
             for col, cell in zip(S5_COLUMNS[2:], cells[2:]):
                 # '-' means "no figure"; only published columns may lack one.
-                if cell == "-" and col.startswith("published"):
+                if cell in ("-", "") and col.startswith("published"):
                     vals[col] = None
                     continue
                 v = float(cell)
@@ -280,7 +280,7 @@ def read_table(path, spec):
             for c, cell in zip(cols[1:], cells[1:]):
                 if c["parse"] is None:
                     continue
-                if cell == "-" and c["optional"]:
+                if cell in ("-", "") and c["optional"]:
                     vals[c["col"]] = None
                 else:
                     vals[c["col"]] = c["parse"](cell)

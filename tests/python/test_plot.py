@@ -113,7 +113,7 @@ def test_real_reproduce(tmp_path):
     rows = [ln.split("\t") for ln in (tmp_path / "S5.tsv").read_text().splitlines()[1:]
             if ln.strip()]
     archs = sorted({r[0] for r in rows})
-    check_svg(tmp_path, archs, sum(1 for r in rows for v in r[2:] if v != "-"))
+    check_svg(tmp_path, archs, sum(1 for r in rows for v in r[2:] if v not in ("-", "")))
 
 
 # --- S1, S2, S4: bar charts ------------------------------------------------
@@ -162,7 +162,7 @@ def check_bars(d, name, rows, lab_cols, pub_col, pub_kind):
         pub = [e for e in g if "published" in classes(e)]
         assert len(lab) == len(lab_cols)
         assert all(e.get("fill") != "white" for e in lab)
-        assert len(pub) == (0 if row[pub_col] == "-" else 1)
+        assert len(pub) == (0 if row[pub_col] in ("-", "") else 1)
         for e in pub:
             assert pub_kind in classes(e)
             assert e.get("fill") == "white" and e.get("stroke")

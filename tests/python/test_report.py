@@ -81,3 +81,13 @@ def test_residuals_from_a_full_scale_table(tmp_path):
     bad = subprocess.run([sys.executable, str(ROOT / "tools" / "report.py"), str(tmp_path / "x")],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.startswith("report: error:")
+
+
+def test_tsv_cells_are_numbers(out):
+    for f in out.glob("S*.tsv"):
+        lines = f.read_text().splitlines()
+        labels = 2 if f.stem == "S5" else 1   # S5: arch and folio
+        for line in lines[1:]:
+            for cell in line.split("\t")[labels:]:
+                if cell:
+                    float(cell)   # raises on "+190%", "-", "n/a"
