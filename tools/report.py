@@ -7,7 +7,8 @@ stand against the published ones, and how to trust them.
 
 reads DIR/S*.tsv (the tables reproduce printed), DIR/S*.jsonl (every run,
 labelled with its experiment and row) and data/published.tsv (the published
-figures and their sources), and writes DIR/REPORT.md: provenance (ptelab
+figures and their sources), and writes DIR/REPORT.md (and the same as
+DIR/report.html): provenance (ptelab
 version and commit, command line, date, kernel packages or tree revisions,
 profiles and what each was fitted on), each experiment's table in at most
 80 columns, the residual of every published figure marked fitted or
@@ -16,8 +17,10 @@ except ratios of numbers the lab or the publications gave.
 """
 import datetime
 import glob
+import html
 import json
 import os
+import re
 import sys
 import textwrap
 
@@ -130,6 +133,69 @@ def residuals(exp, header, rows):
     return out
 
 
+def inline(text):
+    """`code`, **bold** and *emphasis* of one line, HTML-escaped."""
+    text = html.escape(text, quote=False)
+    text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
+    text = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", text)
+    return re.sub(r"\*([^*]+)\*", r"<em>\1</em>", text)
+
+
+def to_html(lines):
+    """report.html: the same report, for a browser (the Markdown subset it uses)."""
+    out = ['<!DOCTYPE html>', '<html><head><meta charset="utf-8"><title>ptelab reproduce: '
+           'report</title><style>body{font-family:sans-serif;max-width:60em;margin:2em auto}'
+           'table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;'
+           'padding:.2em .5em}td{text-align:right}td:first-child{text-align:left}'
+           'code{background:#f4f4f4}</style></head><body>']
+    i = 0
+    while i < len(lines):
+        l = lines[i]
+        if l.startswith("|"):
+            rows = []
+            while i < len(lines) and lines[i].startswith("|"):
+                rows.append([c.strip() for c in lines[i].strip("|").split("|")])
+                i += 1
+            out.append("<table>")
+            for k, r in enumerate(rows):
+                if k == 1 and all(set(c) <= set("-:") for c in r):
+                    continue
+                tag = "th" if k == 0 else "td"
+                out.append("<tr>" + "".join(f"<{tag}>{inline(c)}</{tag}>" for c in r) + "</tr>")
+            out.append("</table>")
+            continue
+        m = re.match(r"(#+) (.*)", l)
+        if m:
+            n = len(m[1])
+            out.append(f"<h{n}>{inline(m[2])}</h{n}>")
+        elif l.startswith("!["):
+            m = re.match(r"!\[([^]]*)\]\(([^)]+)\)", l)
+            out.append(f'<p><img src="{html.escape(m[2])}" alt="{html.escape(m[1])}"></p>')
+        elif l.lstrip().startswith("- "):
+            items = []
+            while i < len(lines) and lines[i].lstrip().startswith("- "):
+                item = lines[i].lstrip()[2:]
+                i += 1
+                # a wrapped item continues on indented lines
+                while i < len(lines) and lines[i].startswith("   ") and \
+                        not lines[i].lstrip().startswith("- "):
+                    item += " " + lines[i].strip()
+                    i += 1
+                items.append(f"<li>{inline(item)}</li>")
+            out.append("<ul>" + "".join(items) + "</ul>")
+            continue
+        elif l.strip():
+            para = [l]
+            while i + 1 < len(lines) and lines[i + 1].strip() and \
+                    not re.match(r"[|#!]|\s*- ", lines[i + 1]):
+                i += 1
+                para.append(lines[i])
+            out.append("<p>" + inline(" ".join(para)) + "</p>")
+        i += 1
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
 def wrap(lines):
     """Prose and bullets at most WIDTH columns (tables are narrow already)."""
     out = []
@@ -211,10 +277,12 @@ def main(argv):
             lines.append(f"| {exp} | {label} | {lab:.4g} | {value:.4g} {unit} | {err:+.1f}% | "
                          f"{'**fitted**' if fit else '*prediction*'} |")
         lines.append("")
-    with open(os.path.join(d, "REPORT.md.tmp"), "w", encoding="utf-8") as f:
-        f.write("\n".join(wrap(lines)) + "\n")
-    os.replace(os.path.join(d, "REPORT.md.tmp"), os.path.join(d, "REPORT.md"))
-    print(os.path.join(d, "REPORT.md"))
+    for name, text in (("REPORT.md", "\n".join(wrap(lines)) + "\n"),
+                       ("report.html", to_html(lines))):
+        with open(os.path.join(d, name + ".tmp"), "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(os.path.join(d, name + ".tmp"), os.path.join(d, name))
+        print(os.path.join(d, name))
     return 0
 
 

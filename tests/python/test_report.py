@@ -91,3 +91,13 @@ def test_tsv_cells_are_numbers(out):
             for cell in line.split("\t")[labels:]:
                 if cell:
                     float(cell)   # raises on "+190%", "-", "n/a"
+
+
+def test_report_html_is_the_same_report(out):
+    page = (out / "report.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    assert "<h2>S3</h2>" in page and '<img src="S1.svg"' in page
+    assert re.search(r"<tr><td>mglru before</td><td>[\d.]+ s</td><td>600 s</td><td>[+-][\d.]+%"
+                     r"</td><td><strong>fitted</strong></td></tr>", page)
+    import html.parser
+    html.parser.HTMLParser().feed(page)   # parses
