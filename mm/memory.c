@@ -410,10 +410,10 @@ unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
 {
 	bool force_flush = false, force_break = false;
 	pte_t *start_pte, *ptep;
+	spinlock_t *ptl;
 	int nr;
 
 retry:
-	spinlock_t *ptl;
 	start_pte = ptep = pte_offset_map_lock(vma->vm_mm, pmdp, addr, &ptl);
 	if (!ptep)
 		return end;
