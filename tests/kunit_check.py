@@ -29,13 +29,18 @@ def main():
     args = [doc.splitlines(keepends=True)]
     if len(inspect.signature(kunit_parser.parse_run_tests).parameters) > 1:
         args.append(kunit_printer.null_printer)
-    # older parsers print their own summary: keep it out of the document's tail
-    real, sys.stdout = sys.stdout, open(os.devnull, "w")
+    # parsers print their own summary (to the stdout they bound at import):
+    # keep it out of the document's tail, at the file descriptor
+    sys.stdout.flush()
+    saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
     try:
         test = kunit_parser.parse_run_tests(*args)
     finally:
-        sys.stdout.close()
-        sys.stdout = real
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(null)
     want = len(re.findall(r"^    (?:not )?ok \d+ ", doc, re.M))
     suites = len(re.findall(r"^(?:not )?ok \d+ ", doc, re.M))
     c = test.counts
