@@ -15,9 +15,14 @@ Prints, measured on this machine in this one run:
 with each S1 figure's ratio to the loop and the target it is held to. The
 machine is shared and noisy: only ratios measured in one run mean much.
 
-    tools/bench.py [--ptelab PATH] [--skip-reproduce]
+With --callgrind it also runs S1 at 1G under valgrind's callgrind
+(deterministic instruction counts, unlike the times above) and prints the
+functions that executed the most instructions.
+
+    tools/bench.py [--ptelab PATH] [--skip-reproduce] [--callgrind]
 """
 import argparse
+import glob
 import json
 import os
 import shutil
@@ -76,11 +81,39 @@ def reproduce_seconds(ptelab):
     return secs, kernels
 
 
+def callgrind_top(ptelab, n=15):
+    """S1 at 1G under callgrind: the simulation's child process, top functions by Ir."""
+    if not shutil.which("valgrind") or not shutil.which("callgrind_annotate"):
+        die("--callgrind needs valgrind and callgrind_annotate")
+    out = os.path.join(ROOT, "build", "callgrind")
+    os.makedirs(out, exist_ok=True)
+    for f in glob.glob(os.path.join(out, "cg.*")):
+        os.remove(f)
+    p = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/cg.%p",
+                        ptelab, "run", "reclaim-file", "--size", "1G", "--lru", "mglru"],
+                       capture_output=True, text=True, timeout=1800)
+    if p.returncode not in (0, 1):
+        die(f"callgrind run failed: {p.stderr.strip()[-300:]}")
+    # the run is a forked child (kernel/isolate): its profile is the biggest
+    prof = max(glob.glob(os.path.join(out, "cg.*")), key=os.path.getsize)
+    ann = subprocess.run(["callgrind_annotate", prof], capture_output=True, text=True).stdout
+    lines = ann.splitlines()
+    total = next((l.split()[0] for l in lines if "PROGRAM TOTALS" in l), "?")
+    start = next(i for i, l in enumerate(lines) if l.rstrip().endswith("file:function"))
+    rows = [l for l in lines[start + 2:] if l.strip()][:n]
+    print(f"\ncallgrind, run reclaim-file --size 1G --lru mglru (the simulating child, "
+          f"{total} instructions): the top {n}")
+    for l in rows:
+        print("  " + l[:100])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ptelab", default=os.path.join(ROOT, "ptelab"))
     ap.add_argument("--skip-reproduce", action="store_true",
                     help="leave out the full reproduce (the slowest figure)")
+    ap.add_argument("--callgrind", action="store_true",
+                    help="also the top functions by instructions of S1 at 1G (valgrind)")
     a = ap.parse_args()
     if not os.access(a.ptelab, os.X_OK):
         die(f"{a.ptelab} is not an executable ptelab; run make first")
@@ -120,6 +153,8 @@ def main():
         print(f"reproduce ran on {os.cpu_count()} cores with kernel trees: "
               f"{', '.join(kernels) or 'none fetched (ref rows only)'}")
     print(f"{missed} of {sum(1 for r in rows if r[0] in TARGETS)} targets missed")
+    if a.callgrind:
+        callgrind_top(a.ptelab)
     return 0
 
 
