@@ -103,6 +103,8 @@ int cmd_reproduce(int argc, char **argv);
 int cmd_check_diff(const char *pair, const char *arch_name, u64 seqs, u64 seed, u64 timeout,
 		   bool timeout_set, bool json);
 int cmd_check(int argc, char **argv);
+/* ptelab host WORKLOAD: the workload's shape on the running kernel (cli/host.c) */
+int cmd_host(int argc, char **argv);
 
 /* Published figures (data/published.tsv), shown only as "published". */
 int published_get(const char *experiment, const char *row, const char *column,

@@ -419,6 +419,40 @@ static int cmd_run(int argc, char **argv)
 	return rc;
 }
 
+/*
+ * ptelab fit is Python (tools/fit.py: numpy/scipy least squares over the
+ * lab's event counts); it runs this very binary for the lab runs.
+ */
+static int cmd_fit(int argc, char **argv)
+{
+	static char script[4200], self[4096];
+	char **args = calloc((size_t)argc + 3, sizeof(char *));
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (!args)
+		return die("out of memory");
+	snprintf(script, sizeof(script), "%s/tools/fit.py", lab_home());
+	if (access(script, R_OK)) {
+		fprintf(stderr, "ptelab: error: %s is missing; fit needs ptelab's tools/ directory "
+			"(set PTELAB_HOME to the tree or install prefix)\n", script);
+		return 2;
+	}
+	if (n > 0) {
+		self[n] = 0;
+		setenv("PTELAB_BIN", self, 0);
+	}
+	setenv("PTELAB_HOME", lab_home(), 0);
+	args[0] = "python3";
+	args[1] = script;
+	for (int i = 0; i < argc; i++)
+		args[i + 2] = argv[i];
+	fflush(NULL);
+	execvp("python3", args);
+	fprintf(stderr, "ptelab: error: cannot run python3 (%s); ptelab fit needs Python 3 with numpy "
+		"and scipy (pip install -r tools/requirements-fit.txt)\n", strerror(errno));
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	int done, rc;
@@ -489,6 +523,24 @@ int main(int argc, char **argv)
 			if (av[i][0] != '-' && kernel_fetch(av[i], unverified))
 				return 2;
 		return 0;
+	}
+	if (!strcmp(argv[1], "host")) {
+		int n = argc - 2;
+		char **av = argv + 2;
+
+		rc = normalize("host", &n, &av, NULL, &done);
+		if (done)
+			return rc;
+		return cmd_host(n, av);
+	}
+	if (!strcmp(argv[1], "fit")) {
+		int n = argc - 2;
+		char **av = argv + 2;
+
+		rc = normalize("fit", &n, &av, NULL, &done);
+		if (done)
+			return rc;
+		return cmd_fit(n, av);
 	}
 	if (!strcmp(argv[1], "reproduce") || !strcmp(argv[1], "check")) {
 		int n = argc - 2;

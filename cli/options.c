@@ -104,6 +104,34 @@ static const struct cli_opt fetch_opts[] = {
 	{ 0 }
 };
 
+static const struct cli_opt host_opts[] = {
+	{ "size", "SIZE", "anonymous memory mapped and written (a multiple of 2M)", "1G", 0, NULL },
+	{ "folio-size", "SIZE[,SIZE]...", "the folio sizes to measure, each set by its mTHP knob",
+	  "4K and every size the kernel offers up to 2M", 0, NULL },
+	{ "repeat", "N", "repetitions per folio size; the best is reported", "5", 0, NULL },
+	{ "pmd-mapped", NULL, "keep 2M folios PMD-mapped (default: split to PTEs, as in S5)", NULL,
+	  0, NULL },
+	{ "keep-setting", NULL, "leave the mTHP knobs as they are (rows say which folios the kernel "
+	  "gave)", NULL, 0, NULL },
+	{ "json", NULL, "print one JSON object per folio size", NULL, 0, NULL },
+	{ 0 }
+};
+
+static const struct cli_opt fit_opts[] = {
+	{ "on", "FIGURE[,FIGURE]...", "the figures to fit on: EXP:ROW:COLUMN of data/published.tsv "
+	  "or host:ROW of --host", "the profile's fit.on", 0, NULL },
+	{ "free", "COST[,COST]...", "the costs to solve (each needs a range.COST line)",
+	  "the profile's fit.free", 0, NULL },
+	{ "host", "FILE", "host measurements (ptelab host ... --json) to fit on or judge", NULL, 0,
+	  NULL },
+	{ "size", "SIZE", "the lab runs' scale (1G is the published scale)", "1G", 0, NULL },
+	{ "write", NULL, "write the fitted costs and fit.on into the profile", NULL, 0, NULL },
+	{ "out", "FILE", "write the fitted profile there instead", NULL, 0, NULL },
+	{ "report", NULL, "no fit: the residual of every published figure, for PROFILE or every "
+	  "profile", NULL, 0, NULL },
+	{ 0 }
+};
+
 static const struct cli_opt no_opts[] = { { 0 } };
 
 const struct cli_cmd cli_cmds[] = {
@@ -114,6 +142,10 @@ const struct cli_cmd cli_cmds[] = {
 	  "show them beside the published figures", reproduce_opts, "experiments" },
 	{ "check", "[OPTION]...", "hunt for lost young/dirty bits, stale TLB entries and broken "
 	  "blocks in a backend", check_opts, NULL },
+	{ "host", "WORKLOAD [OPTION]...", "run munmap, madvise or fork on the running kernel per "
+	  "mTHP folio size and time it", host_opts, "host-workloads" },
+	{ "fit", "[PROFILE] [OPTION]...", "fit a profile's costs on published or host figures and "
+	  "print the residual of every figure", fit_opts, "profiles" },
 	{ "kernels", "fetch [--allow-unverified] VERSION...", "fetch Debian's linux-source "
 	  "package of a kernel version (6.12, 7.2, 7.3)", fetch_opts, "fetch" },
 	{ "help", "[COMMAND [WORKLOAD]]", "say what a command and its options do", no_opts,
@@ -489,6 +521,8 @@ void cli_print_completion(FILE *f)
 				fprintf(f, " %s", workloads[i]->name);
 		else if (c->positional && !strcmp(c->positional, "experiments"))
 			fputs(" S1 S2 S3 S4 S5", f);
+		else if (c->positional && !strcmp(c->positional, "host-workloads"))
+			fputs(" munmap madvise fork", f);
 		else if (c->positional && !strcmp(c->positional, "fetch"))
 			fputs(" fetch 6.12 7.2 7.3", f);
 		else if (c->positional && !strcmp(c->positional, "commands"))
