@@ -127,6 +127,7 @@ static const struct cli_opt fit_opts[] = {
 	{ "size", "SIZE", "the lab runs' scale (1G is the published scale)", "1G", 0, NULL },
 	{ "write", NULL, "write the fitted costs and fit.on into the profile", NULL, 0, NULL },
 	{ "out", "FILE", "write the fitted profile there instead", NULL, 0, NULL },
+	{ "jobs", "N", "lab runs at once", "every core", 0, NULL },
 	{ "report", NULL, "no fit: the residual of every published figure, for PROFILE or every "
 	  "profile", NULL, 0, NULL },
 	{ 0 }

@@ -39,6 +39,7 @@
 	X(deferred_split)   /* large folio queued on/off the deferred split list */ \
 	X(folio_alloc)      /* folio taken from the page allocator */            \
 	X(folio_free)       /* folio returned to the page allocator */           \
+	X(free_tail_page)   /* free_pages_prepare: one tail page of a large folio checked and cleared */ \
 	X(pt_alloc)         /* page-table page allocated */                      \
 	X(pt_free)          /* page-table page freed */                          \
 	X(gather_flush)     /* mmu_gather batch flushed (tlb_flush_mmu) */ \

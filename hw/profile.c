@@ -19,7 +19,8 @@ static char *trim(char *s)
 
 /*
  * Format: "key = value" lines, '#' starts a comment. Keys: name, arch,
- * description, fitted_on, and cost.EVENT (ns per event). Every event but
+ * description, fitted_on, cost.EVENT (ns per event), swap.*, and for
+ * tools/fit.py: fit.free, fit.on and range.EVENT = LO HI. Every event but
  * the count-only ones needs a cost: a profile written before an event
  * existed fails here, naming it, instead of costing it 0 in silence.
  */
@@ -74,6 +75,20 @@ int profile_parse(FILE *f, const char *where, const char *name, struct profile *
 			}
 			p->cost[ev] = v;
 			costed[ev] = true;
+		} else if (!strcmp(key, "fit.free") || !strcmp(key, "fit.on")) {
+			/* tools/fit.py's: the costs it solves, the figures it fitted on */
+			continue;
+		} else if (!strncmp(key, "range.", 6)) {
+			/* a fitted cost's stated range: tools/fit.py's bounds and prior */
+			int ev = hw_event_by_name(key + 6);
+			char *end;
+			double lo = strtod(val, &end), hi = strtod(end, &end);
+
+			if (ev < 0 || *trim(end) || !(lo > 0 && hi >= lo && hi <= 1e9)) {
+				snprintf(err, errlen, "%s:%d: bad range line '%s' (range.EVENT = LO HI, "
+					 "0 < LO <= HI ns)", where, lineno, key);
+				return -1;
+			}
 		} else if (!strncmp(key, "swap.", 5)) {
 			/* the machine's swap device (sim/swapdev.h), for workloads that swap */
 			char *end;

@@ -228,6 +228,12 @@ void free_folio(struct folio *folio)
 	free_pages += 1UL << order;
 	hw_frames_set_free(pfn, 1UL << order, true);
 	hw_count(EV_folio_free, 1);
+	/*
+	 * free_pages_prepare: free_tail_page_prepare and the flags clear on
+	 * every tail page, one struct page line each.
+	 */
+	if (order)
+		hw_count(EV_free_tail_page, (1UL << order) - 1);
 	while (order < MAX_PAGE_ORDER) {
 		u64 buddy = pfn ^ (1UL << order);
 		struct page *b = &mem_map[buddy];

@@ -35,24 +35,31 @@ void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
 	}
 }
 
-/* One more mapping of nr pages: per-page mapcounts, then the folio's. */
+/*
+ * One more mapping of nr pages, as 7.3's __folio_add_rmap at
+ * PGTABLE_LEVEL_PTE: the folio's large mapcount once, each page's
+ * mapcount, then _nr_pages_mapped once for the pages that became mapped.
+ */
 static void __folio_add_rmap(struct folio *folio, struct page *page, int nr,
 			     bool share_anon)
 {
+	int first = 0;
+
 	hw_count(EV_rmap_call, 1);
+	if (folio_test_large(folio)) {
+		hw_count(EV_mapcount_atomic, 1);
+		folio_tail1(folio)->_large_mapcount += nr;
+	}
 	for (int i = 0; i < nr; i++, page++) {
 		hw_count(EV_mapcount_atomic, 1);
-		if (page->_mapcount++ == -1 && folio_test_large(folio)) {
-			hw_count(EV_mapcount_atomic, 1);
-			folio_tail1(folio)->_nr_pages_mapped++;
-		}
+		first += page->_mapcount++ == -1;
 		/* fork: the pages stop being exclusive to the parent */
 		if (share_anon)
 			ClearPageAnonExclusive(page);
 	}
-	if (folio_test_large(folio)) {
+	if (first && folio_test_large(folio)) {
 		hw_count(EV_mapcount_atomic, 1);
-		folio_tail1(folio)->_large_mapcount += nr;
+		folio_tail1(folio)->_nr_pages_mapped += first;
 	}
 }
 
@@ -81,16 +88,23 @@ void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 		page->_mapcount--;
 		return;
 	}
-	/* per page: its own mapcount, and the folio's mapped-pages count */
-	for (int i = 0; i < nr; i++, page++) {
-		hw_count(EV_mapcount_atomic, 1);
-		if (--page->_mapcount == -1) {
-			hw_count(EV_mapcount_atomic, 1);
-			folio_tail1(folio)->_nr_pages_mapped--;
-		}
-	}
+	/*
+	 * 7.3's __folio_remove_rmap: the large mapcount once, each page's
+	 * mapcount, then one atomic_sub_return on _nr_pages_mapped for the
+	 * pages that became unmapped: a batch of nr pays nr + 2 atomics.
+	 */
+	int last = 0;
+
 	hw_count(EV_mapcount_atomic, 1);
 	folio_tail1(folio)->_large_mapcount -= nr;
+	for (int i = 0; i < nr; i++, page++) {
+		hw_count(EV_mapcount_atomic, 1);
+		last += --page->_mapcount == -1;
+	}
+	if (last) {
+		hw_count(EV_mapcount_atomic, 1);
+		folio_tail1(folio)->_nr_pages_mapped -= last;
+	}
 	/*
 	 * An anonymous large folio left partly mapped may be worth splitting:
 	 * it is queued (under the split-queue lock) once. Zapping a folio one

@@ -18,7 +18,7 @@ import os
 import subprocess
 import sys
 
-import fitlib
+import figures
 
 RUNS = {
     "before": (["--lru", "mglru", "--without", "spte-test-clear-young"], ("mglru", "before")),
@@ -37,8 +37,9 @@ def main():
     bad = [n for n in names if n not in RUNS]
     if bad:
         raise SystemExit(f"bench_s3: unknown run {bad[0]!r}; runs: {' '.join(RUNS)}")
-    pub = {(row, col): v for row, col, v in fitlib.published("S3")}
-    exe = os.environ.get("PTELAB_BIN", os.path.join(fitlib.ROOT, "ptelab"))
+    pub = {tuple(k.split(":")[1:]): v for k, (v, _, _) in figures.published_rows().items()
+           if k.startswith("S3:")}
+    exe = os.environ.get("PTELAB_BIN", os.path.join(figures.ROOT, "ptelab"))
     print(f"{'run':10} {'host s':>8} {'peak GiB':>9} {'run2 s':>8} {'swap-ins':>10} "
           f"{'invariants':>10} {'target':>7} | {'pub run2 s':>10}")
     failed = 0

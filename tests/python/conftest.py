@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-# the fit scripts import their shared helpers (tools/fitlib.py)
+# tests import tools/ modules (figures.py, fitted.py)
 sys.path.insert(0, str(ROOT / "tools"))
 
 

@@ -1,0 +1,170 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Every published figure of data/published.tsv as the lab computes it.
+
+A Figure names the profile that models it, the `ptelab run` arguments of
+the runs it needs (as `ptelab reproduce` configures them at the published
+scale) and how its value follows from those runs' modelled times. Most
+figures are linear in the costs (modelled time = sum of event count x
+cost), so one run per configuration serves every trial of a fit; S3's are
+not (vCPUs and kswapd queue on mmu_lock in sim/), and are re-run under
+each trial's costs ("simulated").
+
+tests/python/test_fit.py checks these values against `ptelab reproduce`'s
+own tables, so the two cannot drift apart.
+"""
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# kinds of figure: how its error is measured
+TIME = "time"        # seconds (or ns): relative error
+PERCENT = "percent"  # a percentage increase: error on 1 + p/100
+SHARE = "share"      # a share of a profile, in %: error in points / 100
+
+
+class Figure:
+    def __init__(self, exp, row, col, profile, runs, value, kind=TIME, simulated=False,
+                 pair=None):
+        self.exp, self.row, self.col = exp, row, col
+        self.profile = profile
+        self.runs = runs            # {name: [ptelab run args]}
+        self.value = value          # f(outs) -> figure, outs[name] = {"ns": .., "json": ..}
+        self.kind = kind
+        self.simulated = simulated
+        self.pair = pair            # for "after": the key of its "before" figure
+        self.published = None
+        self.source = ""
+
+    @property
+    def key(self):
+        return f"{self.exp}:{self.row}:{self.col}"
+
+
+def scaled(full, size):
+    return int(full * size / (1 << 30))
+
+
+def _s5(size):
+    out = []
+    for fs in ("4K", "16K", "64K", "2048K"):
+        base = ["munmap", "--arch", "x86", "--size", str(size), "--folio-size", fs]
+        for col, extra in (("before", ["--without", "zap-batch"]), ("after", [])):
+            out.append(Figure("S5", fs, col, "xeon-silver-4210r", {"t": base + extra},
+                              lambda o: o["t"]["ns"] / 1e9,
+                              pair=f"S5:{fs}:before" if col == "after" else None))
+    return out
+
+
+def _s4(size):
+    base = ["mlock-loop", "--variant", "touched", "--iterations", str(scaled(500, size))]
+    return [Figure("S4", "total", "before", "mobile-arm64-soc",
+                   {"t": base + ["--without", "ptep-get-early-exit"]},
+                   lambda o: o["t"]["ns"] / 1e9),
+            Figure("S4", "total", "after", "mobile-arm64-soc", {"t": base},
+                   lambda o: o["t"]["ns"] / 1e9, pair="S4:total:before")]
+
+
+def _s2(size):
+    def run(v):
+        return ["exit", "--variant", v, "--iterations", str(scaled(1000, size)),
+                "--without", "ptep-get-early-exit"]
+    out = []
+    for v in ("no-opt", "simple-full", "robust-full", "clear-ptes"):
+        out.append(Figure("S2", v, "one-node", "altra-1node",
+                          {"base": run("baseline"), "v": run(v)},
+                          lambda o: (o["v"]["ns"] / o["base"]["ns"] - 1) * 100, kind=PERCENT))
+    return out
+
+
+def _s1(size):
+    base = ["reclaim-file", "--size", str(10 * size), "--lru", "mglru"]
+    return [Figure("S1", "mglru", "before", "arm64-server-32c",
+                   {"t": base + ["--without", "young-batch"]}, lambda o: o["t"]["ns"] / 1e9),
+            Figure("S1", "mglru", "after", "arm64-server-32c", {"t": base},
+                   lambda o: o["t"]["ns"] / 1e9, pair="S1:mglru:before")]
+
+
+S3_SCALE = 64
+
+
+def _s3(size):
+    mib2 = 2 << 20
+    guest = scaled(250 << 30, size) // S3_SCALE // mib2 * mib2
+    host = scaled(256000000000, size) // S3_SCALE // mib2 * mib2
+    full = S3_SCALE * (1 << 30) / size
+
+    def run(variant, before):
+        return (["max-guest-memory", "--arch", "x86", "--variant", variant, "--lru", "mglru",
+                 "--size", str(guest), "--host-memory", str(host)] +
+                (["--without", "spte-test-clear-young"] if before else []))
+
+    def run2(o):
+        return o["t"]["json"]["results"]["run2_s"] * full
+
+    def share(fn):
+        def f(o):
+            for name, v in o["t"]["json"].get("kswapd_profile", {}).items():
+                if name == fn:
+                    return 100 * (v["children"] if isinstance(v, dict) else v)
+            return 0.0
+        return f
+
+    out = []
+    for row, variant in (("mglru", "v1"), ("v2", "v2")):
+        for col in ("before", "after"):
+            out.append(Figure("S3", row, col, "x86-kvm-host",
+                              {"t": run(variant, col == "before")}, run2, simulated=True,
+                              pair=f"S3:{row}:before" if col == "after" else None))
+    for row, before in (("kswapd-before", True), ("kswapd-after", False)):
+        for fn in ("shrink_folio_list", "evict_folios", "folio_referenced", "rmap_walk_file",
+                   "folio_referenced_one", "__mmu_notifier_clear_flush_young",
+                   "kvm_mmu_notifier_clear_flush_young", "_raw_write_lock",
+                   "lru_gen_look_around", "__mmu_notifier_test_clear_young"):
+            out.append(Figure("S3", row, fn, "x86-kvm-host", {"t": run("v1", before)},
+                              share(fn), kind=SHARE, simulated=True))
+    return out
+
+
+def published_rows():
+    rows = {}
+    with open(os.path.join(ROOT, "data", "published.tsv")) as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            c = line.rstrip("\n").split("\t")
+            if len(c) >= 4:
+                rows[f"{c[0]}:{c[1]}:{c[2]}"] = (float(c[3]), c[4] if len(c) > 4 else "",
+                                                 c[5] if len(c) > 5 else "")
+    return rows
+
+
+def all_figures(size=1 << 30):
+    """Every published figure the lab models (at the published scale by default)."""
+    pub = published_rows()
+    out = []
+    for f in _s5(size) + _s4(size) + _s2(size) + _s1(size) + _s3(size):
+        if f.key in pub:
+            f.published, _, f.source = pub[f.key]
+            out.append(f)
+    return out
+
+
+def host_figures(records, profile):
+    """Figures from `ptelab host WORKLOAD --json` records: the host's measured
+    phase (best of N, in s) against the lab's run of the same shape."""
+    out = []
+    for r in records:
+        p = r["params"]
+        fs = p["folio_size"] >> 10
+        args = [r["workload"], "--arch", r["arch"], "--size", str(p["size"]),
+                "--folio-size", f"{fs}K"]
+        if p.get("pmd_mapped"):
+            args.append("--pmd-mapped")
+        f = Figure("host", f"{r['workload']}-{fs}K", "best", profile, {"t": args},
+                   lambda o: o["t"]["ns"] / 1e9)
+        f.published = r["host_phase_ns"] / 1e9
+        f.source = f"ptelab host on Linux {r.get('kernel', '?')} ({r['arch']}), best of " \
+                   f"{p.get('repeat', '?')}"
+        f.host_ok = r["results"].get("folios", -1) in (-1, r["results"]["folios_expected"])
+        out.append(f)
+    return out
