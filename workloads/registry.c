@@ -8,6 +8,8 @@
 #include "workloads/workload.h"
 
 extern const struct workload workload_munmap;
+extern const struct workload workload_madvise;
+extern const struct workload workload_fork;
 extern const struct workload workload_young_scan;
 extern const struct workload workload_mlock_loop;
 extern const struct workload workload_exit;
@@ -18,6 +20,8 @@ extern const struct workload workload_max_guest_memory;
 
 const struct workload *const workloads[] = {
 	&workload_munmap,
+	&workload_madvise,
+	&workload_fork,
 	&workload_young_scan,
 	&workload_mlock_loop,
 	&workload_exit,
