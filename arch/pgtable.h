@@ -12,6 +12,7 @@
 #include "arch/postcond.h"
 #include "arch/pte_op_calls.h"
 #include "hw/events.h"
+#include "hw/perf.h"
 
 static inline bool pte_none(pte_t pte) { return !pte_val(pte); }
 static inline bool pte_present(pte_t pte) { return arch->pte_present(pte); }
@@ -44,6 +45,7 @@ static inline void pte_op_count(enum pte_op op, const pte_t *ptep)
 
 static inline pte_t ptep_get(pte_t *ptep)
 {
+	PERF_FRAME("ptep_get");
 	u8 shadow = oracle_shadow(ptep);
 	pte_t pte = arch->pte.ptep_get(ptep);
 
@@ -55,6 +57,7 @@ static inline pte_t ptep_get(pte_t *ptep)
 
 static inline pte_t ptep_get_lockless(pte_t *ptep)
 {
+	PERF_FRAME("ptep_get_lockless");
 	u8 shadow = oracle_shadow(ptep);
 	pte_t pte = arch->pte.ptep_get_lockless(ptep);
 
@@ -80,6 +83,7 @@ static inline u64 ptep_get_lockless_racing(u64 *ptep)
 static inline void set_ptes(struct mm_struct *mm, unsigned long addr,
 			    pte_t *ptep, pte_t pte, unsigned int nr)
 {
+	PERF_FRAME("set_ptes");
 	struct postcond pc;
 
 	pte_op_count(PTE_OP_set_ptes, ptep);
@@ -99,6 +103,7 @@ static inline void set_pte_at(struct mm_struct *mm, unsigned long addr,
 static inline void clear_full_ptes(struct mm_struct *mm, unsigned long addr,
 				   pte_t *ptep, unsigned int nr, int full)
 {
+	PERF_FRAME("clear_full_ptes");
 	struct postcond pc;
 
 	pte_op_count(PTE_OP_clear_full_ptes, ptep);
@@ -112,6 +117,7 @@ static inline pte_t get_and_clear_full_ptes(struct mm_struct *mm,
 					    unsigned long addr, pte_t *ptep,
 					    unsigned int nr, int full)
 {
+	PERF_FRAME("get_and_clear_full_ptes");
 	struct postcond pc;
 	pte_t pte;
 
@@ -129,6 +135,7 @@ static inline pte_t ptep_get_and_clear_full(struct mm_struct *mm,
 					    unsigned long addr, pte_t *ptep,
 					    int full)
 {
+	PERF_FRAME("ptep_get_and_clear_full");
 	struct postcond pc;
 	pte_t pte;
 
@@ -161,6 +168,7 @@ static inline void young_cost_end(struct young_cost c)
 static inline int ptep_test_and_clear_young(struct vm_area_struct *vma,
 					    unsigned long addr, pte_t *ptep)
 {
+	PERF_FRAME("ptep_test_and_clear_young");
 	struct young_cost c = young_cost_start();
 	struct postcond pc;
 	int young;
@@ -179,6 +187,7 @@ static inline int ptep_test_and_clear_young(struct vm_area_struct *vma,
 static inline int ptep_clear_flush_young(struct vm_area_struct *vma,
 					 unsigned long addr, pte_t *ptep)
 {
+	PERF_FRAME("ptep_clear_flush_young");
 	struct young_cost c = young_cost_start();
 	struct postcond pc;
 	int young;
@@ -198,6 +207,7 @@ static inline bool test_and_clear_young_ptes(struct vm_area_struct *vma,
 					     unsigned long addr, pte_t *ptep,
 					     unsigned int nr)
 {
+	PERF_FRAME("test_and_clear_young_ptes");
 	struct young_cost c = young_cost_start();
 	struct postcond pc;
 	bool young;
@@ -217,6 +227,7 @@ static inline bool clear_flush_young_ptes(struct vm_area_struct *vma,
 					  unsigned long addr, pte_t *ptep,
 					  unsigned int nr)
 {
+	PERF_FRAME("clear_flush_young_ptes");
 	struct young_cost c = young_cost_start();
 	struct postcond pc;
 	bool young;
@@ -235,6 +246,7 @@ static inline bool clear_flush_young_ptes(struct vm_area_struct *vma,
 static inline void wrprotect_ptes(struct mm_struct *mm, unsigned long addr,
 				  pte_t *ptep, unsigned int nr)
 {
+	PERF_FRAME("wrprotect_ptes");
 	struct postcond pc;
 
 	pte_op_count(PTE_OP_wrprotect_ptes, ptep);
@@ -253,6 +265,7 @@ static inline void clear_young_dirty_ptes(struct vm_area_struct *vma,
 					  unsigned long addr, pte_t *ptep,
 					  unsigned int nr, cydp_t flags)
 {
+	PERF_FRAME("clear_young_dirty_ptes");
 	struct postcond pc;
 
 	pte_op_count(PTE_OP_clear_young_dirty_ptes, ptep);
@@ -266,6 +279,7 @@ static inline int ptep_set_access_flags(struct vm_area_struct *vma,
 					unsigned long addr, pte_t *ptep,
 					pte_t entry, int dirty)
 {
+	PERF_FRAME("ptep_set_access_flags");
 	struct postcond pc;
 	int changed;
 
@@ -288,6 +302,7 @@ static inline unsigned int arch_cont_ptes(void)
 
 static inline unsigned int pte_batch_hint(pte_t *ptep, pte_t pte)
 {
+	PERF_FRAME("pte_batch_hint");
 	unsigned int nr = arch->pte.pte_batch_hint(ptep, pte);
 
 	pte_op_count(PTE_OP_pte_batch_hint, ptep);

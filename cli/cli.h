@@ -82,6 +82,11 @@ void json_string(FILE *f, const char *str);
 /* text's lines as a JSON array of strings */
 void json_lines(FILE *f, const char *text);
 void print_run_table(FILE *f, const struct run_spec *s, const struct run_out *o);
+/* The modelled perf profile (cli/perf_report.c): JSON "perf" and "perf_tree", or text. */
+void json_perf(FILE *f, const struct run_result *r);
+void print_perf_report(FILE *f, const struct run_result *r);
+/* fn's self and children shares of r's modelled profile; false (0, 0) if never entered */
+bool perf_function_share(const struct run_result *r, const char *fn, double *self, double *children);
 /* The command line that reruns exactly this run, shell-quoted. */
 #define REPRODUCER_MAX 16384 /* a tree path is at most PATH_MAX (4096), quoted */
 void run_spec_reproducer(const struct run_spec *s, char *buf, size_t len);

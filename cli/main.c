@@ -199,7 +199,7 @@ static int cmd_run(int argc, char **argv)
 {
 	struct run_spec spec;
 	char err[512];
-	bool json = false;
+	bool json = false, report = false;
 	const struct workload *w;
 
 	int done, rc0;
@@ -224,6 +224,10 @@ static int cmd_run(int argc, char **argv)
 
 		if (!strcmp(a, "--json")) {
 			json = true;
+			continue;
+		}
+		if (!strcmp(a, "--report")) {
+			report = true;
 			continue;
 		}
 		if (!strcmp(a, "--sanitize"))
@@ -416,6 +420,12 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (!json && nr > 1)
 		print_side_by_side(stdout, &specs[0], names, outs, nr);
+	/* JSON carries the profile in "perf"; the table prints it on request */
+	for (int i = 0; report && !json && i < nr; i++) {
+		if (nr > 1)
+			printf("\n== %s", names[i]);
+		print_perf_report(stdout, &outs[i].r);
+	}
 	return rc;
 }
 

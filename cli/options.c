@@ -67,6 +67,8 @@ static const struct cli_opt run_opts[] = {
 	  "900, plus 0.2 per iteration", 0, NULL },
 	{ "sanitize", NULL, "build kernel backends with AddressSanitizer", NULL, 0, NULL },
 	{ "json", NULL, "print JSON lines instead of a table", NULL, 0, NULL },
+	{ "report", NULL, "after the table, the modelled perf profile: functions by children "
+	  "share and the call graph (JSON always has it as \"perf\")", NULL, 0, NULL },
 	{ 0 }
 };
 

@@ -307,9 +307,12 @@ static void child_run(void *arg)
 	const char *inject = getenv("PTELAB_INJECT_LAB_BUG");
 	if (inject && !strcmp(inject, "segv"))
 		*(volatile int *)(uintptr_t)(inject[0] - 's' + 16) = 0;
+	perf_attach(p.prof, s->w->measured);
 	t0 = now_ns();
 	cr.rc = s->w->run(&p, &cr.o.r, cr.err, sizeof(cr.err));
 	cr.o.r.host_ns = now_ns() - t0;
+	if (!cr.o.r.nr_perf)
+		cr.o.r.nr_perf = perf_export(cr.o.r.perf, PERF_MAX_NODES);
 	getrusage(RUSAGE_SELF, &ru);
 	cr.o.r.peak_rss_kb = ru.ru_maxrss;
 	cr.o.viol = hw_violations;
@@ -747,6 +750,7 @@ void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o)
 		}
 		fprintf(f, "}");
 	}
+	json_perf(f, &o->r);
 	fprintf(f, ", \"finding\": null, \"invariants\": {\"ok\": %s, \"counts\": {",
 		o->ok ? "true" : "false");
 	for (int i = 0, n = 0; i < NR_VIOL_KINDS; i++)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw/perf.h"
 #include "hw/profile.h"
 
 static char *trim(char *s)
@@ -131,6 +132,7 @@ double profile_modelled_ns(const struct profile *p, const struct hw_counters *c)
 
 void profile_meter_init(struct profile_meter *m, const struct profile *p)
 {
+	perf_detach(); /* hw_cost_acc is this meter's now (hw/perf.h) */
 	m->p = p;
 	hw_events_snapshot(&m->seen);
 	m->owed = 0;

@@ -11,6 +11,7 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+typedef int16_t s16;
 typedef int64_t s64;
 
 #define PAGE_SHIFT 12

@@ -19,6 +19,7 @@
 #include "mm/reclaim.h"
 #include "mm/rmap.h"
 #include "sim/frames.h"
+#include "hw/perf.h"
 
 struct folio_referenced_arg {
 	int mapcount;
@@ -33,6 +34,7 @@ static bool __folio_referenced_one(struct folio *folio, struct vm_area_struct *v
 static bool folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
 				 unsigned long address, void *arg)
 {
+	PERF_FUNC();
 	int frame = SIM_FRAME("folio_referenced_one");
 	bool ret;
 
@@ -135,6 +137,7 @@ static bool __folio_referenced_one(struct folio *folio, struct vm_area_struct *v
 int folio_referenced(struct folio *folio, int is_locked, struct mem_cgroup *memcg,
 		     unsigned long *vm_flags)
 {
+	PERF_FUNC();
 	struct folio_referenced_arg pra = {
 		.mapcount = folio_mapcount(folio),
 		.memcg = memcg,

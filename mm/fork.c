@@ -20,12 +20,14 @@
 #include "mm/mm.h"
 #include "mm/mmu_notifier.h"
 #include "mm/rmap.h"
+#include "hw/perf.h"
 
 static int copy_present_ptes(struct vm_area_struct *dst_vma,
 			     struct vm_area_struct *src_vma, pte_t *dst_pte,
 			     pte_t *src_pte, pte_t pte, unsigned long addr,
 			     int max_nr)
 {
+	PERF_FUNC();
 	struct page *page = pfn_to_page(pte_pfn(pte));
 	struct folio *folio = page_folio(page);
 	/* 7.3: a private mapping's batch keeps clean and dirty apart */
@@ -54,6 +56,7 @@ static int copy_pte_range(struct vm_area_struct *dst_vma,
 			  struct vm_area_struct *src_vma, pmd_t *dst_pmd,
 			  pmd_t *src_pmd, unsigned long addr, unsigned long end)
 {
+	PERF_FUNC();
 	pte_t *dst_pte, *src_pte, *dst_start, *src_start;
 	int nr;
 
@@ -125,6 +128,7 @@ static int copy_page_range(struct vm_area_struct *dst_vma,
 
 struct mm_struct *dup_mm(struct mm_struct *oldmm)
 {
+	PERF_FUNC();
 	struct mm_struct *mm = mm_alloc();
 	struct vm_area_struct **link = &mm->mmap;
 

@@ -10,6 +10,7 @@
  * makes cheaper), faulting it in when it is missing or read-only.
  */
 #include "mm/mm.h"
+#include "hw/perf.h"
 
 /*
  * 0: the page is there as asked (with FOLL_GET, *pagep holds it and a
@@ -18,6 +19,7 @@
 static int follow_page_pte(struct vm_area_struct *vma, unsigned long address,
 			   pmd_t *pmdp, unsigned int flags, struct page **pagep)
 {
+	PERF_FUNC();
 	spinlock_t *ptl;
 	pte_t *ptep = pte_offset_map_lock(vma->vm_mm, pmdp, address, &ptl);
 	pte_t pte;
@@ -49,6 +51,7 @@ static int follow_page_pte(struct vm_area_struct *vma, unsigned long address,
 long populate_vma_page_range(struct vm_area_struct *vma, unsigned long start,
 			     unsigned long end)
 {
+	PERF_FUNC();
 	unsigned int flags = FOLL_TOUCH;
 	long nr = 0;
 

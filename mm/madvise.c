@@ -14,6 +14,7 @@
 #include "mm/mm.h"
 #include "mm/mmu_notifier.h"
 #include "mm/pagewalk.h"
+#include "hw/perf.h"
 
 /*
  * madvise_free_pte_range / madvise_cold_or_pageout_pte_range (7.3), as
@@ -110,6 +111,7 @@ static const struct mm_walk_ops madvise_walk_ops = {
 
 int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int advice)
 {
+	PERF_FUNC();
 	unsigned long end = start + len;
 	struct vm_area_struct *vma = find_vma(mm, start);
 

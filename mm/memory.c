@@ -18,6 +18,7 @@
 #include "mm/mmu_notifier.h"
 #include "include/sched.h"
 #include "mm/rmap.h"
+#include "hw/perf.h"
 
 
 static bool pte_range_none(pte_t *ptep, int nr)
@@ -48,6 +49,7 @@ static int anon_fault_order(struct vm_area_struct *vma, unsigned long addr,
 
 static vm_fault_t do_anonymous_page(struct vm_fault *vmf)
 {
+	PERF_FUNC();
 	struct vm_area_struct *vma = vmf->vma;
 	struct mm_struct *mm = vma->vm_mm;
 	unsigned long addr = vmf->address;
@@ -120,6 +122,7 @@ static vm_fault_t do_huge_pmd_anonymous_page(struct vm_fault *vmf)
  */
 static vm_fault_t do_wp_page(struct vm_fault *vmf)
 {
+	PERF_FUNC();
 	struct vm_area_struct *vma = vmf->vma;
 	unsigned long addr = vmf->address;
 	pte_t *ptep = vmf->pte, orig = vmf->orig_pte;
@@ -254,6 +257,7 @@ static void lru_gen_exit_fault(void)
 vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
 			   unsigned int flags)
 {
+	PERF_FUNC();
 	vm_fault_t ret;
 
 	lru_gen_enter_fault(vma);
@@ -311,6 +315,7 @@ static pte_t pte_batch_clear_ignored(pte_t pte, fpb_t flags)
 unsigned int folio_pte_batch_flags(struct folio *folio, struct vm_area_struct *vma,
 				   pte_t *ptep, pte_t *ptentp, unsigned int max_nr, fpb_t flags)
 {
+	PERF_FUNC();
 	bool any_writable = false, any_young = false, any_dirty = false;
 	pte_t expected, pte = *ptentp;
 	unsigned int nr, cur;
@@ -394,6 +399,7 @@ static int zap_present_ptes(struct mmu_gather *tlb, struct vm_area_struct *vma,
 			    unsigned long addr, bool *force_flush,
 			    bool *force_break)
 {
+	PERF_FUNC();
 	struct page *page = pfn_to_page(pte_pfn(ptent));
 	struct folio *folio = page_folio(page);
 	int nr = 1;
@@ -408,6 +414,7 @@ static int zap_present_ptes(struct mmu_gather *tlb, struct vm_area_struct *vma,
 unsigned long zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma,
 			    pmd_t *pmdp, unsigned long addr, unsigned long end)
 {
+	PERF_FUNC();
 	bool force_flush = false, force_break = false;
 	pte_t *start_pte, *ptep;
 	spinlock_t *ptl;
@@ -450,6 +457,7 @@ retry:
 static void zap_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma,
 			 pmd_t *pmdp, unsigned long addr)
 {
+	PERF_FUNC();
 	pmd_t pmd;
 	struct folio *folio;
 
@@ -470,6 +478,7 @@ static void zap_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma,
 void unmap_vmas(struct mmu_gather *tlb, struct vm_area_struct *vma,
 		unsigned long start, unsigned long end)
 {
+	PERF_FUNC();
 	start = max(start, vma->vm_start);
 	end = min(end, vma->vm_end);
 	for (unsigned long addr = start, next; addr < end; addr = next) {

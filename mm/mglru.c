@@ -24,6 +24,7 @@
 #include "mm/pagewalk.h"
 #include "mm/reclaim.h"
 #include "mm/rmap.h"
+#include "hw/perf.h"
 
 bool lru_gen_enabled;
 
@@ -340,6 +341,7 @@ static bool spte_window_on(void)
  */
 bool lru_gen_look_around(struct page_vma_mapped_walk *pvmw, unsigned int nr)
 {
+	PERF_FUNC();
 	struct vm_area_struct *vma = pvmw->vma;
 	struct lruvec *lruvec = folio_lruvec(pfn_folio(pvmw->pfn));
 	struct reclaim_state *rstate = current->reclaim_state;
@@ -412,6 +414,7 @@ struct lru_gen_mm_walk {
 static void walk_pte_range(struct lruvec *lruvec, struct vm_area_struct *vma, pmd_t *pmdp,
 			   unsigned long start, unsigned long end)
 {
+	PERF_FUNC();
 	spinlock_t *ptl;
 	pte_t *table = pte_offset_map_lock(vma->vm_mm, pmdp, start, &ptl), *ptep = table;
 	int total = 0, young = 0;
@@ -464,6 +467,7 @@ static const struct mm_walk_ops lru_gen_walk_ops = {
 /* Walk every mm's page tables, PMD by PMD, where the filter allows. */
 static void walk_mm(struct mm_struct *mm, struct lru_gen_mm_walk *mm_walk)
 {
+	PERF_FUNC();
 	walk_page_range(mm, 0, ~0UL, &lru_gen_walk_ops, mm_walk);
 }
 
@@ -497,6 +501,7 @@ static void inc_min_seq(struct lruvec *lruvec)
 
 bool try_to_inc_max_seq(struct lruvec *lruvec, struct reclaim_stat *rs)
 {
+	PERF_FUNC();
 	struct lru_gen_folio *lrugen = &lruvec->lrugen;
 	struct lru_gen_mm_walk mm_walk = { .lruvec = lruvec, .rs = rs };
 	int frame = SIM_FRAME("try_to_inc_max_seq");
@@ -534,6 +539,7 @@ static void lru_gen_putback_folio(struct lruvec *lruvec, struct folio *folio)
 static u64 evict_folios(u64 nr_to_reclaim, struct lruvec *lruvec, struct reclaim_stat *rs,
 			int *nr_scanned)
 {
+	PERF_FUNC();
 	struct lru_gen_folio *lrugen = &lruvec->lrugen;
 	int frame = SIM_FRAME("shrink_folio_list");
 	u64 reclaimed = 0;
@@ -598,6 +604,7 @@ static u64 evict_folios(u64 nr_to_reclaim, struct lruvec *lruvec, struct reclaim
 
 u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, struct reclaim_stat *rs)
 {
+	PERF_FUNC();
 	struct lru_gen_folio *lrugen = &lruvec->lrugen;
 	u64 reclaimed = 0, total = 0, lru_size = 0;
 	int idle = 0;

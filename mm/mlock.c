@@ -12,6 +12,7 @@
 #include "mm/lru.h"
 #include "mm/mm.h"
 #include "mm/pagewalk.h"
+#include "hw/perf.h"
 
 #define MLOCK_FOLIO_BATCH 15
 
@@ -57,6 +58,7 @@ static unsigned int folio_mlock_step(struct folio *folio, pte_t *ptep,
 static int mlock_pte_range(pmd_t *pmdp, unsigned long addr, unsigned long end,
 			   struct mm_walk *walk)
 {
+	PERF_FUNC();
 	struct vm_area_struct *vma = walk->vma;
 	pte_t *start_pte, *ptep;
 	bool lock = vma->vm_flags & VM_LOCKED;
@@ -92,11 +94,13 @@ static const struct mm_walk_ops mlock_walk_ops = {
 static void mlock_vma_pages_range(struct vm_area_struct *vma, unsigned long start,
 				  unsigned long end)
 {
+	PERF_FUNC();
 	walk_page_range(vma->vm_mm, start, end, &mlock_walk_ops, NULL);
 }
 
 int do_mlock(struct mm_struct *mm, unsigned long start, unsigned long len, bool lock)
 {
+	PERF_FUNC();
 	unsigned long end = start + len;
 	struct vm_area_struct *vma = vma_split_range(mm, start, end);
 

@@ -15,6 +15,7 @@
 #include "mm/mm.h"
 #include "mm/mmu_notifier.h"
 #include "mm/reclaim.h"
+#include "hw/perf.h"
 
 /* Every live mm: mapcounts are sums over all of them. */
 struct mm_struct *mm_list;
@@ -83,6 +84,7 @@ void switch_mm(struct hw_cpu *cpu, struct mm_struct *mm)
 /* exit_mmap: tear everything down with the fullmm gather. */
 void mmput(struct mm_struct *mm)
 {
+	PERF_FUNC();
 	struct mmu_gather tlb;
 
 	/* mm's last user has gone, and its about to be pulled down */

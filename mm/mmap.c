@@ -17,6 +17,7 @@
 #include "mm/mm.h"
 #include "mm/mmu_notifier.h"
 #include "mm/rmap.h"
+#include "hw/perf.h"
 
 /*
  * A copy of orig in the same file's i_mmap; the caller links its
@@ -38,6 +39,7 @@ struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig)
 /* The VMA is gone from its mm: it leaves the reverse map, then is freed. */
 void remove_vma(struct vm_area_struct *vma)
 {
+	PERF_FUNC();
 	unlink_anon_vmas(vma);
 	if (vma->vm_file_mapping)
 		vma_interval_tree_remove(vma, &vma->vm_file_mapping->i_mmap);
@@ -85,6 +87,7 @@ struct vm_area_struct *vma_split_range(struct mm_struct *mm, unsigned long start
 
 int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 {
+	PERF_FUNC();
 	unsigned long end = start + len;
 	struct vm_area_struct **link = &mm->mmap, *prev = NULL, *vma;
 	struct mmu_gather tlb;

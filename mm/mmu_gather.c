@@ -8,6 +8,7 @@
 #include "hw/host.h"
 #include "hw/pgtable_mem.h"
 #include "mm/mm.h"
+#include "hw/perf.h"
 
 static inline struct encoded_page *encode_page(struct page *page, unsigned long flags)
 {
@@ -77,6 +78,7 @@ void tlb_remove_table(struct mmu_gather *tlb, u64 *table, unsigned long addr)
 
 void tlb_flush_mmu_tlbonly(struct mmu_gather *tlb)
 {
+	PERF_FUNC();
 	if (!tlb->end)
 		return;
 	arch->tlb_flush(tlb);
@@ -105,6 +107,7 @@ static bool tlb_next_batch(struct mmu_gather *tlb)
 
 static void tlb_batch_pages_flush(struct mmu_gather *tlb)
 {
+	PERF_FUNC();
 	for (struct mmu_gather_batch *batch = &tlb->local; batch && batch->nr;
 	     batch = batch->next) {
 		free_pages_and_swap_cache(batch->encoded_pages, (int)batch->nr);
@@ -115,6 +118,7 @@ static void tlb_batch_pages_flush(struct mmu_gather *tlb)
 
 static void tlb_free_tables(struct mmu_gather *tlb)
 {
+	PERF_FUNC();
 	for (unsigned int i = 0; i < tlb->nr_tables; i++)
 		hw_pt_free(tlb->tables[i]);
 	tlb->nr_tables = 0;
@@ -122,6 +126,7 @@ static void tlb_free_tables(struct mmu_gather *tlb)
 
 void tlb_flush_mmu(struct mmu_gather *tlb)
 {
+	PERF_FUNC();
 	hw_count(EV_gather_flush, 1);
 	tlb_flush_mmu_tlbonly(tlb);
 	tlb_free_tables(tlb);
@@ -130,6 +135,7 @@ void tlb_flush_mmu(struct mmu_gather *tlb)
 
 void tlb_finish_mmu(struct mmu_gather *tlb)
 {
+	PERF_FUNC();
 	tlb_flush_mmu(tlb);
 	for (struct mmu_gather_batch *b = tlb->local.next, *n; b; b = n) {
 		n = b->next;

@@ -12,10 +12,12 @@
  */
 #include "mm/mm.h"
 #include "mm/mmu_notifier.h"
+#include "hw/perf.h"
 
 static void change_pte_range(struct vm_area_struct *vma, pmd_t *pmdp,
 			     unsigned long addr, unsigned long end)
 {
+	PERF_FUNC();
 	struct mm_struct *mm = vma->vm_mm;
 	spinlock_t *ptl;
 	pte_t *start = pte_offset_map_lock(mm, pmdp, addr, &ptl), *ptep = start;
@@ -43,6 +45,7 @@ static void change_pte_range(struct vm_area_struct *vma, pmd_t *pmdp,
 int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
 		unsigned long vm_flags)
 {
+	PERF_FUNC();
 	unsigned long end = start + len;
 	struct vm_area_struct *vma = vma_split_range(mm, start, end);
 

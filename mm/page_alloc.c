@@ -16,6 +16,7 @@
 #include "include/sched.h"
 #include "mm/mmzone.h"
 #include "sim/frames.h"
+#include "hw/perf.h"
 
 struct page *mem_map;
 u64 max_pfn;
@@ -192,6 +193,7 @@ static struct folio *rmqueue(unsigned int order)
 
 struct folio *folio_alloc(unsigned int order)
 {
+	PERF_FUNC();
 	struct pglist_data *pgdat = NODE_DATA(0);
 	u64 nr = 1UL << order;
 	struct folio *folio;
@@ -222,6 +224,7 @@ struct folio *folio_alloc(unsigned int order)
 
 void free_folio(struct folio *folio)
 {
+	PERF_FUNC();
 	u64 pfn = folio_pfn(folio);
 	unsigned int order = folio_order(folio);
 

@@ -11,6 +11,7 @@
  * lab has no migration or device-private entries and no hugetlb.
  */
 #include "mm/rmap.h"
+#include "hw/perf.h"
 
 #define PUD_SIZE (1UL << 30)
 
@@ -81,6 +82,7 @@ static void step_forward(struct page_vma_mapped_walk *pvmw, unsigned long size)
 
 bool page_vma_mapped_walk(struct page_vma_mapped_walk *pvmw)
 {
+	PERF_FUNC();
 	struct mm_struct *mm = pvmw->vma->vm_mm;
 	spinlock_t *ptl = NULL;
 	unsigned long end;

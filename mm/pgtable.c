@@ -11,6 +11,7 @@
  */
 #include "hw/pgtable_mem.h"
 #include "mm/mm.h"
+#include "hw/perf.h"
 
 /*
  * The walk down to a PMD entry (mm/memory.c's __pud_alloc/__pmd_alloc on
@@ -199,5 +200,6 @@ static void free_pgd_range(struct mmu_gather *tlb, u64 *pgd, unsigned long floor
 void free_pgtables(struct mmu_gather *tlb, struct mm_struct *mm,
 		   unsigned long floor, unsigned long ceiling)
 {
+	PERF_FUNC();
 	free_pgd_range(tlb, mm->pgd, floor, ceiling);
 }

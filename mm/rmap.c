@@ -12,10 +12,12 @@
 #include "mm/switches.h"
 #include "mm/mm.h"
 #include "mm/rmap.h"
+#include "hw/perf.h"
 
 void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
 			     unsigned long address)
 {
+	PERF_FUNC();
 	long nr = folio_nr_pages(folio);
 
 	hw_count(EV_rmap_call, 1);
@@ -67,6 +69,7 @@ static void __folio_add_rmap(struct folio *folio, struct page *page, int nr,
 void folio_dup_anon_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			      struct vm_area_struct *src_vma)
 {
+	PERF_FUNC();
 	(void)src_vma;
 	__folio_add_rmap(folio, page, nr, true);
 }
@@ -74,6 +77,7 @@ void folio_dup_anon_rmap_ptes(struct folio *folio, struct page *page, int nr,
 void folio_add_file_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			      struct vm_area_struct *vma)
 {
+	PERF_FUNC();
 	(void)vma;
 	__folio_add_rmap(folio, page, nr, false);
 }
@@ -81,6 +85,7 @@ void folio_add_file_rmap_ptes(struct folio *folio, struct page *page, int nr,
 void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			    struct vm_area_struct *vma)
 {
+	PERF_FUNC();
 	(void)vma;
 	hw_count(EV_rmap_call, 1);
 	if (!folio_test_large(folio)) {
@@ -116,6 +121,7 @@ void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 
 void deferred_split_folio(struct folio *folio)
 {
+	PERF_FUNC();
 	hw_count(EV_lock_acquire, 1);
 	hw_count(EV_deferred_split, 1);
 	folio_set_deferred_split(folio);

@@ -18,6 +18,7 @@
 #include "mm/filemap.h"
 #include "mm/rmap.h"
 #include "sim/frames.h"
+#include "hw/perf.h"
 
 static void anon_vma_chain_link(struct vm_area_struct *vma, struct anon_vma *anon_vma)
 {
@@ -135,6 +136,7 @@ static void rmap_walk_tree(struct folio *folio, struct rb_root_cached *root,
 
 static void rmap_walk_anon(struct folio *folio, struct rmap_walk_control *rwc)
 {
+	PERF_FUNC();
 	struct anon_vma *anon_vma = folio_anon_vma(folio);
 
 	if (!anon_vma)
@@ -149,6 +151,7 @@ static void rmap_walk_anon(struct folio *folio, struct rmap_walk_control *rwc)
 
 static void rmap_walk_file(struct folio *folio, struct rmap_walk_control *rwc)
 {
+	PERF_FUNC();
 	struct address_space *mapping = folio_mapping(folio);
 
 	if (!mapping)

@@ -8,6 +8,7 @@
 #include "hw/invariants.h"
 #include "mm/lru.h"
 #include "mm/mm.h"
+#include "hw/perf.h"
 
 #define PAGEVEC_SIZE 31
 
@@ -19,6 +20,7 @@ struct folio_batch {
 
 static void folios_put_refs(struct folio_batch *fbatch)
 {
+	PERF_FUNC();
 	bool locked = false;
 
 	for (unsigned int i = 0; i < fbatch->nr; i++) {
@@ -59,6 +61,7 @@ void folios_put_refs_one(struct folio *folio, int refs)
 
 void free_pages_and_swap_cache(struct encoded_page **pages, int nr)
 {
+	PERF_FUNC();
 	struct folio_batch fbatch = { .nr = 0 };
 
 	for (int i = 0; i < nr; i++) {

@@ -11,6 +11,7 @@
  */
 #include "mm/mmu_notifier.h"
 #include "mm/rmap.h"
+#include "hw/perf.h"
 
 /* only file (and lazyfree) folios batch in 7.3; the lab unmaps file folios */
 static unsigned int folio_unmap_pte_batch(struct folio *folio,
@@ -34,6 +35,7 @@ static unsigned int folio_unmap_pte_batch(struct folio *folio,
 static bool try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma,
 			     unsigned long address, void *arg)
 {
+	PERF_FUNC();
 	struct mm_struct *mm = vma->vm_mm;
 	DEFINE_FOLIO_VMA_WALK(pvmw, folio, vma, address, 0);
 	struct mmu_notifier_range range;
@@ -95,6 +97,7 @@ static int folio_not_mapped(struct folio *folio)
 /* Unmap a folio from every VMA; true when no mapping is left. */
 bool try_to_unmap(struct folio *folio)
 {
+	PERF_FUNC();
 	struct rmap_walk_control rwc = {
 		.rmap_one = try_to_unmap_one,
 		.done = folio_not_mapped,

@@ -18,10 +18,12 @@
 #include "mm/swap.h"
 #include "hw/phys.h"
 #include "sim/frames.h"
+#include "hw/perf.h"
 
 enum folio_references folio_check_references(struct folio *folio,
 					     struct reclaim_stat *rs)
 {
+	PERF_FUNC();
 	unsigned long vm_flags;
 	int referenced_ptes = folio_referenced(folio, 1, NULL, &vm_flags);
 	bool referenced_folio;
@@ -55,6 +57,7 @@ enum folio_references folio_check_references(struct folio *folio,
 
 bool reclaim_clean_folio(struct folio *folio)
 {
+	PERF_FUNC();
 	if (!folio_mapping(folio) || folio_test_dirty(folio) || folio_test_unevictable(folio))
 		return false;
 	if (folio_mapped(folio) && !try_to_unmap(folio))
@@ -113,6 +116,7 @@ bool reclaim_folio(struct folio *folio)
 
 static void shrink_active_list(enum lru_list lru, long nr_pages, struct reclaim_stat *rs)
 {
+	PERF_FUNC();
 	struct folio *folio;
 
 	hw_count(EV_lock_acquire, 1);
@@ -131,6 +135,7 @@ static void shrink_active_list(enum lru_list lru, long nr_pages, struct reclaim_
 
 static u64 shrink_inactive_list(enum lru_list lru, u64 nr_to_reclaim, struct reclaim_stat *rs)
 {
+	PERF_FUNC();
 	int frame = SIM_FRAME("shrink_folio_list");
 	u64 reclaimed = 0;
 	int isolated = 0;
@@ -198,6 +203,7 @@ static u64 shrink_list_type(enum lru_list inactive, u64 nr_to_reclaim, struct re
  */
 u64 shrink_lruvec_classic(u64 nr_to_reclaim, struct reclaim_stat *rs)
 {
+	PERF_FUNC();
 	u64 reclaimed = 0;
 
 	if (total_swap_pages())
@@ -216,6 +222,7 @@ u64 shrink_lruvec_classic(u64 nr_to_reclaim, struct reclaim_stat *rs)
  */
 u64 memory_reclaim(u64 bytes, struct reclaim_stat *rs)
 {
+	PERF_FUNC();
 	u64 target = bytes >> PAGE_SHIFT, reclaimed = 0;
 	u64 removed = filemap_removed_pages();
 	int retries = MAX_RECLAIM_RETRIES;

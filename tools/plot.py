@@ -252,6 +252,7 @@ TABLES = {
         columns=[series("run"),
                  series("modelled_s", "modelled (lab)", "#1f5fa8", "bar", time_value),
                  series("pte_read_per_get"), series("gather_share"),
+                 series("contpte_ptep_get_share"),
                  series("published_s", PUB, "#1f5fa8", "hollow-bar", time_value, True)]),
 }
 BW = 22          # one bar

@@ -255,6 +255,23 @@ static void add_results(struct mgm *m, struct run_result *r)
 		row->calls = prof.rows[i].calls;
 	}
 	sim_profile_release(&prof);
+
+	/* JSON "perf": every agent's frames, flat (the engine keeps no call chains) */
+	sim_profile_class(&prof, m->e, NULL);
+	r->perf_flat = true;
+	r->perf[0] = (struct perf_node_out){ .name = "max_guest_memory_test", .parent = -1,
+					     .calls = 1, .incl_ns = (double)prof.cpu_ns };
+	r->nr_perf = 1;
+	for (int i = 0; i < prof.nr_rows && r->nr_perf < PERF_MAX_NODES; i++) {
+		struct perf_node_out *n = &r->perf[r->nr_perf++];
+
+		snprintf(n->name, sizeof(n->name), "%s", prof.rows[i].name);
+		n->parent = 0;
+		n->calls = prof.rows[i].calls;
+		n->self_ns = (double)prof.rows[i].self_ns;
+		n->incl_ns = (double)prof.rows[i].incl_ns;
+	}
+	sim_profile_release(&prof);
 }
 
 /* Every page every vCPU owns was stored to exactly once in run2. */

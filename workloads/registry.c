@@ -64,12 +64,14 @@ static u64 mono_ns(void)
 
 void run_phase_begin(struct run_result *r)
 {
+	perf_phase_begin();
 	r->host_phase_t0 = mono_ns();
 }
 
 void run_phase_end(struct run_result *r)
 {
 	r->host_phase_ns += mono_ns() - r->host_phase_t0;
+	perf_phase_end();
 }
 
 void run_result_add_pte_op_calls(struct run_result *r)

@@ -4,6 +4,7 @@
 #define PTELAB_WORKLOADS_WORKLOAD_H
 
 #include "hw/events.h"
+#include "hw/perf.h"
 #include "lab/lab.h"
 
 
@@ -40,6 +41,14 @@ struct run_result {
 	char profile_of[16];
 	int nr_profile;
 	struct run_profile_row profile[RUN_MAX_PROFILE];
+	/*
+	 * The modelled perf profile (hw/perf.h; JSON "perf", run --report):
+	 * the measured phase's call-chain tree, or for a sim workload every
+	 * agent's frames flat under the root (perf_flat).
+	 */
+	int nr_perf;
+	bool perf_flat;
+	struct perf_node_out perf[PERF_MAX_NODES];
 };
 
 /*

@@ -38,6 +38,7 @@
 #include "hw/events.h"
 #include "include/mmu_gather_types.h"
 #include "include/page.h"
+#include "hw/perf.h"
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -319,6 +320,7 @@ static inline pte_t *contpte_align_addr_ptep(unsigned long *start,
 static void contpte_try_unfold_partial(struct mm_struct *mm, unsigned long addr,
 				       pte_t *ptep, unsigned int nr)
 {
+	PERF_FUNC();
 	if (ptep != contpte_align_down(ptep) || nr < CONT_PTES)
 		contpte_try_unfold(mm, addr, ptep, __ptep_get(ptep));
 
@@ -376,6 +378,7 @@ static void __contpte_convert(struct mm_struct *mm, unsigned long addr,
 static void contpte_convert(struct mm_struct *mm, unsigned long addr,
 			    pte_t *ptep, pte_t pte)
 {
+	PERF_FUNC();
 	__contpte_convert(mm, addr, ptep, pte, !system_supports_bbml3());
 }
 
@@ -464,6 +467,7 @@ static inline pte_t contpte_gather_end(u64 reads, pte_t pte)
  */
 static pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 {
+	PERF_FUNC();
 	u64 reads = contpte_gather_begin();
 	pte_t pte;
 	int i;
@@ -538,6 +542,7 @@ static inline bool contpte_is_consistent(pte_t pte, unsigned long pfn,
  */
 static pte_t contpte_ptep_get_lockless(pte_t *orig_ptep)
 {
+	PERF_FUNC();
 	u64 reads = contpte_gather_begin();
 	pgprot_t orig_prot;
 	unsigned long pfn;
@@ -627,6 +632,7 @@ retry:
 static void contpte_set_ptes(struct mm_struct *mm, unsigned long addr,
 			     pte_t *ptep, pte_t pte, unsigned int nr)
 {
+	PERF_FUNC();
 	unsigned long next;
 	unsigned long end;
 	unsigned long pfn;
@@ -661,6 +667,7 @@ static void contpte_set_ptes(struct mm_struct *mm, unsigned long addr,
 static void contpte_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
 				    pte_t *ptep, unsigned int nr, int full)
 {
+	PERF_FUNC();
 	contpte_try_unfold_partial(mm, addr, ptep, nr);
 	__clear_full_ptes(mm, addr, ptep, nr, full);
 }
@@ -669,6 +676,7 @@ static pte_t contpte_get_and_clear_full_ptes(struct mm_struct *mm,
 					     unsigned long addr, pte_t *ptep,
 					     unsigned int nr, int full)
 {
+	PERF_FUNC();
 	contpte_try_unfold_partial(mm, addr, ptep, nr);
 	return __get_and_clear_full_ptes(mm, addr, ptep, nr, full);
 }
@@ -681,6 +689,7 @@ static bool contpte_test_and_clear_young_ptes(struct vm_area_struct *vma,
 					      unsigned long addr, pte_t *ptep,
 					      unsigned int nr)
 {
+	PERF_FUNC();
 	unsigned long end = addr + nr * PAGE_SIZE;
 	bool young = false;
 
@@ -696,6 +705,7 @@ static bool contpte_clear_flush_young_ptes(struct vm_area_struct *vma,
 					   unsigned long addr, pte_t *ptep,
 					   unsigned int nr)
 {
+	PERF_FUNC();
 	bool young;
 
 	young = contpte_test_and_clear_young_ptes(vma, addr, ptep, nr);
@@ -719,6 +729,7 @@ static bool contpte_clear_flush_young_ptes(struct vm_area_struct *vma,
 static void contpte_wrprotect_ptes(struct mm_struct *mm, unsigned long addr,
 				   pte_t *ptep, unsigned int nr)
 {
+	PERF_FUNC();
 	contpte_try_unfold_partial(mm, addr, ptep, nr);
 	__wrprotect_ptes(mm, addr, ptep, nr);
 }
@@ -728,6 +739,7 @@ static void contpte_clear_young_dirty_ptes(struct vm_area_struct *vma,
 					   unsigned long addr, pte_t *ptep,
 					   unsigned int nr, cydp_t flags)
 {
+	PERF_FUNC();
 	unsigned long start = addr;
 	unsigned long end = start + nr * PAGE_SIZE;
 
@@ -768,6 +780,7 @@ static int contpte_ptep_set_access_flags(struct vm_area_struct *vma,
 					 unsigned long addr, pte_t *ptep,
 					 pte_t entry, int dirty)
 {
+	PERF_FUNC();
 	unsigned long start_addr;
 	pte_t orig_pte;
 	int i;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "arch/arm64/tlbflush.h"
 #include "hw/cpu.h"
+#include "hw/perf.h"
 
 bool system_supports_tlb_range(void)
 {
@@ -9,6 +10,7 @@ bool system_supports_tlb_range(void)
 
 void flush_tlb_mm(struct mm_struct *mm)
 {
+	PERF_FUNC();
 	hw_dsb(); /* ishst: make the PTE stores visible to the walkers */
 	hw_tlbi_asid(ASID(mm), true, 0);
 	hw_dsb(); /* ish: wait for the broadcast to complete */
@@ -16,6 +18,7 @@ void flush_tlb_mm(struct mm_struct *mm)
 
 void flush_tlb_page(struct vm_area_struct *vma, unsigned long uaddr)
 {
+	PERF_FUNC();
 	hw_dsb();
 	hw_tlbi_va(ASID(vma->vm_mm), uaddr, true, 0);
 	hw_dsb();
@@ -86,6 +89,7 @@ void __flush_tlb_range_nosync(struct vm_area_struct *vma, unsigned long start,
 			      unsigned long end, unsigned long stride,
 			      bool last_level, int tlb_level)
 {
+	PERF_FUNC();
 	arm64_flush_tlb_range_flags(vma, start, end, stride, tlb_level,
 				    TLBF_NOSYNC | (last_level ? TLBF_NOWALKCACHE : 0));
 }
@@ -94,6 +98,7 @@ void __flush_tlb_range(struct vm_area_struct *vma, unsigned long start,
 		       unsigned long end, unsigned long stride, bool last_level,
 		       int tlb_level)
 {
+	PERF_FUNC();
 	arm64_flush_tlb_range_flags(vma, start, end, stride, tlb_level,
 				    last_level ? TLBF_NOWALKCACHE : 0);
 }
@@ -101,5 +106,6 @@ void __flush_tlb_range(struct vm_area_struct *vma, unsigned long start,
 void flush_tlb_range(struct vm_area_struct *vma, unsigned long start,
 		     unsigned long end)
 {
+	PERF_FUNC();
 	__flush_tlb_range(vma, start, end, PAGE_SIZE, false, 0);
 }

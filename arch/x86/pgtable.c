@@ -9,6 +9,7 @@
 #include "hw/cpu.h"
 #include "hw/events.h"
 #include "include/mmu_gather_types.h"
+#include "hw/perf.h"
 
 #define _PAGE_PRESENT (1ULL << 0)
 #define _PAGE_RW (1ULL << 1)
@@ -218,6 +219,7 @@ static void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start,
 			       unsigned long end, unsigned int stride_shift,
 			       bool freed_tables)
 {
+	PERF_FUNC();
 	int self = hw_machine.cur_cpu;
 
 	if (end != TLB_FLUSH_ALL &&
