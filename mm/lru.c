@@ -54,6 +54,7 @@ static void link(struct lruvec *lruvec, struct folio *folio, bool tail)
 	}
 	lruvec->nr_pages[lru] += folio_nr_pages(folio);
 	folio_set_lru(folio);
+	hw_count(EV_lru_move, 1);
 }
 
 void lruvec_add_folio(struct lruvec *lruvec, struct folio *folio)
@@ -82,6 +83,7 @@ void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio)
 	p->lru_next = p->lru_prev = NULL_PFN;
 	lruvec->nr_pages[lru] -= folio_nr_pages(folio);
 	folio_clear_lru(folio);
+	hw_count(EV_lru_move, 1);
 }
 
 struct folio *lru_first(struct lruvec *lruvec, enum lru_list lru)

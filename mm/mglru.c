@@ -82,6 +82,7 @@ static void list_link_head(struct lruvec *lruvec, int g, struct folio *folio)
 	lrugen->head[g] = pfn;
 	p->private_ = (u8)(g + 1);
 	lrugen->nr_pages[g] += folio_nr_pages(folio);
+	hw_count(EV_lru_move, 1);
 }
 
 static void list_unlink(struct lruvec *lruvec, struct folio *folio)
@@ -101,6 +102,7 @@ static void list_unlink(struct lruvec *lruvec, struct folio *folio)
 	p->lru_next = p->lru_prev = NULL_PFN;
 	p->private_ = 0;
 	lrugen->nr_pages[g] -= folio_nr_pages(folio);
+	hw_count(EV_lru_move, 1);
 }
 
 /*
@@ -526,6 +528,7 @@ bool try_to_inc_max_seq(struct lruvec *lruvec, struct reclaim_stat *rs)
  */
 static void lru_gen_putback_folio(struct lruvec *lruvec, struct folio *folio)
 {
+	hw_count(EV_lru_putback, 1); /* move_folios_to_lru: folio_set_lru, the isolation's ref dropped */
 	if (lru_gen_folio_seq(lruvec, folio, false) == lruvec->lrugen.min_seq)
 		folio_set_active(folio);
 	lru_gen_add_folio(lruvec, folio, false);
@@ -543,7 +546,7 @@ static u64 evict_folios(u64 nr_to_reclaim, struct lruvec *lruvec, struct reclaim
 	struct lru_gen_folio *lrugen = &lruvec->lrugen;
 	int frame = SIM_FRAME("shrink_folio_list");
 	u64 reclaimed = 0;
-	int scanned = 0;
+	int scanned = 0, isolated = 0;
 
 	hw_count(EV_lock_acquire, 1);
 	while (reclaimed < nr_to_reclaim && scanned < 4 * SWAP_CLUSTER_MAX) {
@@ -578,6 +581,8 @@ static u64 evict_folios(u64 nr_to_reclaim, struct lruvec *lruvec, struct reclaim
 		}
 		/* isolate_folio */
 		lru_gen_del_folio(lruvec, folio, true);
+		hw_count(EV_lru_isolate, 1);
+		isolated++;
 		sim_frame_enter(frame);
 		switch (folio_check_references(folio, rs)) {
 		case FOLIOREF_ACTIVATE:
@@ -598,6 +603,9 @@ static u64 evict_folios(u64 nr_to_reclaim, struct lruvec *lruvec, struct reclaim
 		}
 		sim_frame_exit(frame);
 	}
+	/* the lru_lock again for move_folios_to_lru, after shrink_folio_list */
+	if (isolated)
+		hw_count(EV_lock_acquire, 1);
 	*nr_scanned = scanned;
 	return reclaimed;
 }

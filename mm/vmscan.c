@@ -119,9 +119,13 @@ static void shrink_active_list(enum lru_list lru, long nr_pages, struct reclaim_
 	PERF_FUNC();
 	struct folio *folio;
 
+	int isolated = 0;
+
 	hw_count(EV_lock_acquire, 1);
 	while (nr_pages > 0 && (folio = lru_last(&root_lruvec, lru))) {
 		lru_del_folio(folio);
+		hw_count(EV_lru_isolate, 1);
+		isolated++;
 		nr_pages -= folio_nr_pages(folio);
 		rs->nr_scanned += (u64)folio_nr_pages(folio);
 		/* the young bits are tested (and cleared) on the way down */
@@ -130,7 +134,11 @@ static void shrink_active_list(enum lru_list lru, long nr_pages, struct reclaim_
 		folio_referenced(folio, 0, NULL, &vm_flags);
 		folio_clear_active(folio);
 		folio_add_lru_locked(folio);
+		hw_count(EV_lru_putback, 1);
 	}
+	/* the lru_lock again for move_folios_to_lru, after the references were tested */
+	if (isolated)
+		hw_count(EV_lock_acquire, 1);
 }
 
 static u64 shrink_inactive_list(enum lru_list lru, u64 nr_to_reclaim, struct reclaim_stat *rs)
@@ -147,6 +155,7 @@ static u64 shrink_inactive_list(enum lru_list lru, u64 nr_to_reclaim, struct rec
 		long nr = folio_nr_pages(folio);
 
 		lru_del_folio(folio);
+		hw_count(EV_lru_isolate, 1);
 		isolated += (int)nr;
 		rs->nr_scanned += (u64)nr;
 		sim_frame_enter(frame);
@@ -154,10 +163,12 @@ static u64 shrink_inactive_list(enum lru_list lru, u64 nr_to_reclaim, struct rec
 		case FOLIOREF_ACTIVATE:
 			folio_set_active(folio);
 			folio_add_lru_locked(folio);
+			hw_count(EV_lru_putback, 1);
 			rs->nr_activated += (u64)nr;
 			break;
 		case FOLIOREF_KEEP:
 			folio_add_lru_locked(folio);
+			hw_count(EV_lru_putback, 1);
 			rs->nr_kept += (u64)nr;
 			break;
 		default:
@@ -165,11 +176,15 @@ static u64 shrink_inactive_list(enum lru_list lru, u64 nr_to_reclaim, struct rec
 				reclaimed += (u64)nr;
 			} else {
 				folio_add_lru_locked(folio);
+				hw_count(EV_lru_putback, 1);
 				rs->nr_kept += (u64)nr;
 			}
 		}
 		sim_frame_exit(frame);
 	}
+	/* the lru_lock again for move_folios_to_lru, after shrink_folio_list */
+	if (isolated)
+		hw_count(EV_lock_acquire, 1);
 	return reclaimed;
 }
 
