@@ -30,6 +30,7 @@ struct run_spec {
 	const char *without[MAX_WITHOUT];
 	unsigned int set;       /* RUN_OPT_* (and RUN_SET_*) given on the command line */
 	unsigned int timeout_s; /* the child is killed after this; 0: never */
+	bool perf;              /* keep the modelled perf profile (hw/perf.h): costs time */
 };
 
 /*

@@ -218,6 +218,7 @@ static int cmd_run(int argc, char **argv)
 		return die(err);
 	}
 	run_spec_defaults(&spec, w);
+	spec.perf = true; /* a run of its own: its profile is wanted (--no-perf: not) */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = NULL;
 		u64 n;
@@ -228,6 +229,10 @@ static int cmd_run(int argc, char **argv)
 		}
 		if (!strcmp(a, "--report")) {
 			report = true;
+			continue;
+		}
+		if (!strcmp(a, "--no-perf")) {
+			spec.perf = false;
 			continue;
 		}
 		if (!strcmp(a, "--sanitize"))
@@ -379,6 +384,8 @@ static int cmd_run(int argc, char **argv)
 		}
 	}
 
+	if (report && !spec.perf)
+		return die("--report prints the perf profile that --no-perf turns off; give one of them");
 	/* --impl a,b,c: the same workload on several backends, side by side */
 	char impls[4096];
 	const char *names[MAX_IMPLS];

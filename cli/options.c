@@ -69,6 +69,8 @@ static const struct cli_opt run_opts[] = {
 	{ "json", NULL, "print JSON lines instead of a table", NULL, 0, NULL },
 	{ "report", NULL, "after the table, the modelled perf profile: functions by children "
 	  "share and the call graph (JSON always has it as \"perf\")", NULL, 0, NULL },
+	{ "no-perf", NULL, "keep no modelled perf profile (JSON perf null): the simulation runs "
+	  "faster, as reproduce runs every experiment but S4", NULL, 0, NULL },
 	{ 0 }
 };
 

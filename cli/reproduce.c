@@ -269,6 +269,7 @@ static void s4_configure(struct run_spec *s, u64 size)
 {
 	s->p.iterations = scaled(500, size);
 	snprintf(s->profile, sizeof(s->profile), "mobile-arm64-soc");
+	s->perf = true; /* its table gives contpte_ptep_get's share */
 }
 
 static int s4_run(const char *out_dir, u64 size)

@@ -307,7 +307,7 @@ static void child_run(void *arg)
 	const char *inject = getenv("PTELAB_INJECT_LAB_BUG");
 	if (inject && !strcmp(inject, "segv"))
 		*(volatile int *)(uintptr_t)(inject[0] - 's' + 16) = 0;
-	perf_attach(p.prof, s->w->measured);
+	perf_attach(s->perf ? p.prof : NULL, s->w->measured);
 	t0 = now_ns();
 	cr.rc = s->w->run(&p, &cr.o.r, cr.err, sizeof(cr.err));
 	cr.o.r.host_ns = now_ns() - t0;

@@ -136,3 +136,22 @@ def test_no_perf_outside_the_child(tmp_path):
     p = subprocess.run([str(ROOT / "ptelab"), "run", "fuzz", "--iterations", "2", "--json"],
                        capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert p.returncode == 0, p.stderr
+
+
+@pytest.mark.parametrize("args", [("munmap", "--folio-size", "64K"),
+                                  ("reclaim-file", "--lru", "classic"),
+                                  ("mlock-loop", "--iterations", "3")])
+def test_the_profile_changes_nothing_it_watches(ptelab, args):
+    size = () if args[0] == "mlock-loop" else ("--size", "16M")
+    on = ptelab("run", *args, *size, "--json", check_json=True)
+    off = ptelab("run", *args, *size, "--no-perf", "--json", check_json=True)
+    assert off["perf"] is None and off.get("perf_tree") is None
+    assert on["perf"]
+    for k in ("events", "setup_events", "modelled_ns", "results", "invariants"):
+        assert on[k] == off[k], k
+
+
+def test_report_and_no_perf_conflict_in_one_line(ptelab):
+    p = ptelab("run", "munmap", "--no-perf", "--report")
+    assert p.returncode == 2 and p.stderr.count("\n") == 1
+    assert "--no-perf" in p.stderr
