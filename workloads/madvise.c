@@ -38,21 +38,11 @@ static int madvise_run(const struct run_params *p, struct run_result *r,
 	run_phase_end(r);
 	hw_events_diff(&r->measured, &before, &hw_events);
 
-	mm_check_invariants(mm);
-	if (mm_count_present_pages(mm))
-		hw_violation(VIOL_OTHER, "%llu pages still mapped after MADV_DONTNEED",
-			     (unsigned long long)mm_count_present_pages(mm));
 	/* MADV_DONTNEED keeps the VMA and its page tables */
 	if (hw_pt_live() != pt_pages)
 		hw_violation(VIOL_OTHER, "MADV_DONTNEED changed the page-table pages: %llu -> %llu",
 			     (unsigned long long)pt_pages, (unsigned long long)hw_pt_live());
-	run_result_add(r, "mapped_pages", (double)mapped);
-	run_result_add(r, "rss_after", (double)mm->rss);
-	run_result_add(r, "pt_pages_after", (double)hw_pt_live());
-	mmput(mm);
-	mm_check_all_freed();
-	run_result_add(r, "free_pages_after", (double)nr_free_pages());
-	lab_machine_teardown();
+	run_anon_zapped(mm, r, mapped, "MADV_DONTNEED");
 	return 0;
 }
 

@@ -35,18 +35,7 @@ static int munmap_run(const struct run_params *p, struct run_result *r,
 	}
 	run_phase_end(r);
 	hw_events_diff(&r->measured, &before, &hw_events);
-
-	mm_check_invariants(mm);
-	if (mm_count_present_pages(mm))
-		hw_violation(VIOL_OTHER, "%llu pages still mapped after munmap",
-			     (unsigned long long)mm_count_present_pages(mm));
-	run_result_add(r, "mapped_pages", (double)mapped);
-	run_result_add(r, "rss_after", (double)mm->rss);
-	run_result_add(r, "pt_pages_after", (double)hw_pt_live());
-	mmput(mm);
-	mm_check_all_freed();
-	run_result_add(r, "free_pages_after", (double)nr_free_pages());
-	lab_machine_teardown();
+	run_anon_zapped(mm, r, mapped, "munmap");
 	return 0;
 }
 

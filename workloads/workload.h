@@ -111,6 +111,14 @@ void run_phase_begin(struct run_result *r);
 void run_phase_end(struct run_result *r);
 /* coverage (check): "calls.<op>" and "calls_cont.<op>" of every PTE operation */
 void run_result_add_pte_op_calls(struct run_result *r);
+/*
+ * After a measured phase that zapped all of an anonymous mapping (what
+ * is its name in messages): invariants, nothing left mapped, results
+ * mapped_pages, rss_after, pt_pages_after, free_pages_after; the mm and
+ * the machine go (workloads/anon_zapped.c).
+ */
+struct mm_struct;
+void run_anon_zapped(struct mm_struct *mm, struct run_result *r, u64 mapped, const char *what);
 
 
 
