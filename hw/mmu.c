@@ -71,7 +71,7 @@ bool hw_cont_gathered(struct hw_gather_cache *c, const u64 *ptep, bool dirty)
 	u64 d = __atomic_load_n(ptep, __ATOMIC_RELAXED);
 
 	if (!FMT->cont_ptes || !hw_fmt_cont(FMT, d))
-		return dirty ? FMT->desc_dirty(d) : FMT->desc_af(d);
+		return dirty ? hw_fmt_dirty(FMT, d) : hw_fmt_af(FMT, d);
 	u64 *p = cont_first(ptep);
 	if (c->blk != p) {
 		c->blk = p;
@@ -80,7 +80,7 @@ bool hw_cont_gathered(struct hw_gather_cache *c, const u64 *ptep, bool dirty)
 			u64 e = __atomic_load_n(&p[i], __ATOMIC_RELAXED);
 
 			c->young |= hw_fmt_af(FMT, e);
-			c->dirty |= FMT->desc_dirty(e);
+			c->dirty |= hw_fmt_dirty(FMT, e);
 		}
 	}
 	return dirty ? c->dirty : c->young;
@@ -209,7 +209,11 @@ static void check_conflict(struct hw_cpu *cpu, u64 va, u8 shift, u64 pfn)
 		u64 step = 1UL << min(os, shift);
 		u64 end = base + (1UL << shift);
 
-		if (os == shift)
+		/*
+		 * No entry of that size: its probes could only find this size's
+		 * or a larger one, which the larger size's probe at base finds
+		 */
+		if (os == shift || !cpu->tlb.nvalid_size[s])
 			continue;
 		if (os > shift) /* one larger entry would cover the whole range */
 			end = base + step;

@@ -31,9 +31,12 @@ struct hw_mmu_fmt {
 	/*
 	 * The same predicates as bit masks, for the checkers' loops over
 	 * every entry of a range (desc_leaf at level 3, desc_cont,
-	 * desc_pfn, desc_af): they must agree with the functions.
+	 * desc_pfn, desc_af, desc_dirty): they must agree with the functions.
+	 * Dirty is any of dirty_bits, or the bits of dirty_pair_mask equal to
+	 * dirty_pair_val (arm64's DBM set and AP[2] clear).
 	 */
 	u64 leaf3_mask, leaf3_val, cont_bit, oa_mask, af_bit;
+	u64 dirty_bits, dirty_pair_mask, dirty_pair_val;
 };
 
 static inline bool hw_fmt_leaf3(const struct hw_mmu_fmt *f, u64 d)
@@ -54,6 +57,11 @@ static inline u64 hw_fmt_pfn(const struct hw_mmu_fmt *f, u64 d)
 static inline bool hw_fmt_af(const struct hw_mmu_fmt *f, u64 d)
 {
 	return d & f->af_bit;
+}
+
+static inline bool hw_fmt_dirty(const struct hw_mmu_fmt *f, u64 d)
+{
+	return (d & f->dirty_bits) || (d & f->dirty_pair_mask) == f->dirty_pair_val;
 }
 
 extern const struct hw_mmu_fmt hw_fmt_arm64;

@@ -101,4 +101,7 @@ const struct hw_mmu_fmt hw_fmt_arm64 = {
 	.cont_bit = D_CONT,
 	.oa_mask = D_OA_MASK,
 	.af_bit = D_AF,
+	.dirty_bits = D_SW_DIRTY,
+	.dirty_pair_mask = D_DBM | D_RDONLY,
+	.dirty_pair_val = D_DBM,
 };

@@ -88,4 +88,7 @@ const struct hw_mmu_fmt hw_fmt_x86 = {
 	.cont_bit = 0,
 	.oa_mask = X_ADDR,
 	.af_bit = X_A,
+	.dirty_bits = X_D,
+	.dirty_pair_mask = 0,
+	.dirty_pair_val = 1, /* never: no pair */
 };

@@ -43,6 +43,23 @@ void hw_tlb_gran_exit(void)
 	gran_nr = 0;
 }
 
+/* The region filter's size: a power of two, ample for the TLB's entries. */
+#define TLB_REGION_SHIFT 21
+#define TLB_REGION_BITS 12
+
+static inline u32 tlb_region(u16 asid, u64 va)
+{
+	u64 h = ((va >> TLB_REGION_SHIFT) ^ ((u64)asid << 43)) * 0x9E3779B97F4A7C15ULL;
+
+	return (u32)(h >> (64 - TLB_REGION_BITS));
+}
+
+/* Whether an entry of asid may cover some va of [start, end) (end - start <= 2 MiB). */
+static inline bool tlb_region_maybe(const struct hw_tlb *tlb, u16 asid, u64 start, u64 end)
+{
+	return tlb->region[tlb_region(asid, start)] || tlb->region[tlb_region(asid, end - 1)];
+}
+
 /* Sets are a power of two: the largest that fits in the entries asked for. */
 static u32 tlb_sets(u32 entries, u32 ways)
 {
@@ -70,13 +87,16 @@ void hw_tlb_init(struct hw_tlb *tlb, u32 entries, u32 ways)
 	tlb->clock = 0;
 	tlb->asids_reused = false;
 	tlb->e = host_calloc((size_t)nsets * ways, sizeof(*tlb->e), "TLBs");
+	tlb->region = host_calloc(1UL << TLB_REGION_BITS, sizeof(*tlb->region), "TLBs");
 }
 
 void hw_tlb_exit(struct hw_tlb *tlb)
 {
 	hw_tlb_inval_all(tlb, -1);
 	free(tlb->e);
+	free(tlb->region);
 	tlb->e = NULL;
+	tlb->region = NULL;
 	tlb->last_hit = NULL;
 }
 
@@ -112,6 +132,8 @@ static struct tlb_entry *find(struct hw_tlb *tlb, u16 asid, u64 va)
 		if (!smaller)
 			return l;
 	}
+	if (!tlb->region[tlb_region(asid, va)])
+		return NULL;
 	for (unsigned s = 0; s < ARRAY_SIZE(tlb_shifts); s++) {
 		u8 shift = tlb_shifts[s];
 		struct tlb_entry *set;
@@ -145,6 +167,7 @@ void hw_tlb_drop(struct hw_tlb *tlb, struct tlb_entry *e)
 	if (!(e->flags & TLBE_VALID))
 		return;
 	gran_ref(e, -1);
+	tlb->region[tlb_region(e->asid, e->va)]--;
 	e->flags = 0;
 	tlb->nvalid--;
 	tlb->nvalid_size[size_idx(e->shift)]--;
@@ -176,6 +199,7 @@ struct tlb_entry *hw_tlb_fill(struct hw_tlb *tlb, u16 asid, u64 va, u8 shift,
 	tlb->last_hit = NULL;
 	tlb->nvalid++;
 	tlb->nvalid_size[size_idx(shift)]++;
+	tlb->region[tlb_region(asid, victim->va)]++;
 	gran_ref(victim, 1);
 	return victim;
 }
@@ -184,13 +208,27 @@ void hw_tlb_inval(struct hw_tlb *tlb, int asid, u64 start, u64 end)
 {
 	if (!tlb->nvalid)
 		return;
-	/* Small ranges probe the sets a page at a time, large ones sweep. */
+	/*
+	 * Small ranges probe, large ones sweep. A probe visits, for each size
+	 * the TLB holds, the set of every block of that size the range
+	 * touches (one per 64 KiB, not sixteen), and drops every entry there
+	 * that covers it: what a page-by-page lookup until miss would drop.
+	 */
 	if (asid >= 0 && (end - start) >> PAGE_SHIFT <= 32) {
-		for (u64 va = start; va < end; va += PAGE_SIZE) {
-			struct tlb_entry *e;
+		if (!tlb_region_maybe(tlb, (u16)asid, start, end))
+			return;
+		for (unsigned int s = 0; s < ARRAY_SIZE(tlb_shifts); s++) {
+			u8 shift = tlb_shifts[s];
 
-			while ((e = hw_tlb_lookup(tlb, (u16)asid, va)))
-				hw_tlb_drop(tlb, e);
+			if (!tlb->nvalid_size[s])
+				continue;
+			for (u64 va = ALIGN_DOWN(start, 1UL << shift); va < end; va += 1UL << shift) {
+				struct tlb_entry *set = &tlb->e[tlb_set(tlb, (u16)asid, va, shift) * tlb->ways];
+
+				for (u32 w = 0; w < tlb->ways; w++)
+					if (set[w].shift == shift && tlbe_covers(&set[w], (u16)asid, va))
+						hw_tlb_drop(tlb, &set[w]);
+			}
 		}
 		return;
 	}

@@ -29,6 +29,12 @@ struct hw_tlb {
 	u32 nvalid;
 	u32 nvalid_size[3]; /* of 4 KiB, 64 KiB, 2 MiB: a lookup skips sizes none has */
 	struct tlb_entry *last_hit; /* what the last lookup found, tried first */
+	/*
+	 * Valid entries per hashed (asid, 2 MiB region): every entry that
+	 * can cover a va lies in va's region, so a zero count answers a
+	 * probe of any size without visiting a set.
+	 */
+	u32 *region;
 	u32 clock;
 	/*
 	 * Software gave ASIDs this TLB may hold to other address spaces and

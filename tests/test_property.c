@@ -120,6 +120,7 @@ static void test_fmt_masks_agree(void)
 			EXPECT_EQ(hw_fmt_cont(m, d), m->desc_cont(d));
 			EXPECT_EQ(hw_fmt_pfn(m, d), m->desc_pfn(d));
 			EXPECT_EQ(hw_fmt_af(m, d), m->desc_af(d));
+			EXPECT_EQ(hw_fmt_dirty(m, d), m->desc_dirty(d));
 			if (ktap_failed_now)
 				return;
 		}
