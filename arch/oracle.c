@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <string.h>
+
 #include "arch/oracle.h"
 #include "hw/cpu.h"
 #include "hw/invariants.h"
@@ -62,10 +64,24 @@ void oracle_report(pte_t *ptep, unsigned int nr, bool young, bool dirty,
 	 * it again during the operation): only state gone from the entries
 	 * must be in the report.
 	 */
-	for (unsigned int i = 0; i < nr; i++) {
-		u8 *s = hw_pt_shadow(&ptep[i].pte);
+	/* the range lies in one table (as core-mm asks): its shadow bytes are adjacent */
+	u8 *sh = hw_pt_shadow(&ptep->pte);
+	bool one_table = ((uintptr_t)ptep & (PAGE_SIZE - 1)) / sizeof(pte_t) + nr <= PTRS_PER_PTE;
+	u8 want = (check_young ? SHADOW_YOUNG : 0) | (check_dirty ? SHADOW_DIRTY : 0);
 
-		if (!*s)
+	for (unsigned int i = 0; i < nr; i++) {
+		u8 *s = one_table ? &sh[i] : hw_pt_shadow(&ptep[i].pte);
+		u64 word;
+
+		/* eight entries with nothing this op must report, at once */
+		if (one_table && i + 8 <= nr) {
+			memcpy(&word, s, sizeof(word));
+			if (!(word & (want * 0x0101010101010101ULL))) {
+				i += 7;
+				continue;
+			}
+		}
+		if (!(*s & want))
 			continue;
 		if (check_young && (*s & SHADOW_YOUNG) && !hw_cont_gathered(&gc, &ptep[i].pte, false)) {
 			lost_young |= !young;

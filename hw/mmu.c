@@ -75,13 +75,20 @@ bool hw_cont_gathered(struct hw_gather_cache *c, const u64 *ptep, bool dirty)
 	u64 *p = cont_first(ptep);
 	if (c->blk != p) {
 		c->blk = p;
-		c->young = c->dirty = false;
-		for (unsigned int i = 0; i < FMT->cont_ptes; i++) {
-			u64 e = __atomic_load_n(&p[i], __ATOMIC_RELAXED);
+		c->have_young = c->have_dirty = false;
+	}
+	if (dirty && !c->have_dirty) {
+		c->dirty = false;
+		for (unsigned int i = 0; i < FMT->cont_ptes && !c->dirty; i++)
+			c->dirty = hw_fmt_dirty(FMT, __atomic_load_n(&p[i], __ATOMIC_RELAXED));
+		c->have_dirty = true;
+	} else if (!dirty && !c->have_young) {
+		u64 any = 0; /* the access flag is one bit: OR the entries */
 
-			c->young |= hw_fmt_af(FMT, e);
-			c->dirty |= hw_fmt_dirty(FMT, e);
-		}
+		for (unsigned int i = 0; i < FMT->cont_ptes; i++)
+			any |= __atomic_load_n(&p[i], __ATOMIC_RELAXED);
+		c->young = hw_fmt_af(FMT, any);
+		c->have_young = true;
 	}
 	return dirty ? c->dirty : c->young;
 }
@@ -144,6 +151,24 @@ bool hw_cont_block_consistent(const u64 *ptep)
 
 	if (pfn0 & (n - 1))
 		return false;
+	/*
+	 * Entry i must equal the first with its frame advanced by i, under the
+	 * mask of frame and block attributes; when those attributes include
+	 * the valid/page and contiguous bits, the first entry having them
+	 * says all do. One branch-free pass (the sweeps' and postconditions'
+	 * hottest loop); the frame cannot carry out of OA (pfn0 is aligned).
+	 */
+	u64 m = FMT->oa_mask | FMT->cont_attr_mask;
+	if (!((FMT->leaf3_mask | FMT->cont_bit) & ~FMT->cont_attr_mask)) {
+		u64 bad = 0;
+
+		if (!hw_fmt_leaf3(FMT, d0) || !hw_fmt_cont(FMT, d0))
+			return false;
+		for (unsigned int i = 1; i < n; i++)
+			bad |= (__atomic_load_n(&first[i], __ATOMIC_RELAXED) ^
+				(d0 + ((u64)i << PAGE_SHIFT))) & m;
+		return !bad;
+	}
 	for (unsigned int i = 0; i < n; i++) {
 		u64 d = __atomic_load_n(&first[i], __ATOMIC_RELAXED);
 
@@ -171,6 +196,24 @@ static bool cont_block_walkable(const u64 *ptep)
 
 	if (pfn0 & (n - 1))
 		return false;
+	/*
+	 * Entry i must equal the first with its frame advanced by i, under the
+	 * mask of frame and block attributes; when those attributes include
+	 * the valid/page and contiguous bits, the first entry having them
+	 * says all do. One branch-free pass (the sweeps' and postconditions'
+	 * hottest loop); the frame cannot carry out of OA (pfn0 is aligned).
+	 */
+	u64 m = FMT->oa_mask | FMT->cont_attr_mask;
+	if (!((FMT->leaf3_mask | FMT->cont_bit) & ~FMT->cont_attr_mask)) {
+		u64 bad = 0;
+
+		if (!hw_fmt_leaf3(FMT, d0) || !hw_fmt_cont(FMT, d0))
+			return false;
+		for (unsigned int i = 1; i < n; i++)
+			bad |= (__atomic_load_n(&first[i], __ATOMIC_RELAXED) ^
+				(d0 + ((u64)i << PAGE_SHIFT))) & m;
+		return !bad;
+	}
 	for (unsigned int i = 0; i < n; i++) {
 		u64 d = __atomic_load_n(&first[i], __ATOMIC_RELAXED);
 

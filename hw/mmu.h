@@ -105,6 +105,7 @@ bool hw_cont_gather_young(const u64 *ptep);
 struct hw_gather_cache {
 	const u64 *blk;
 	bool young, dirty;
+	bool have_young, have_dirty; /* each gathered only when first asked */
 };
 bool hw_cont_gathered(struct hw_gather_cache *c, const u64 *ptep, bool dirty);
 
