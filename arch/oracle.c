@@ -27,7 +27,7 @@ void oracle_set(pte_t *ptep, unsigned int nr, bool young, bool dirty)
 		*hw_pt_shadow(&ptep[i].pte) |= bits;
 }
 
-void oracle_check_read(pte_t *ptep, pte_t pte, u8 s, const char *op)
+void __oracle_check_read(pte_t *ptep, pte_t pte, u8 s, const char *op)
 {
 
 	if ((s & SHADOW_YOUNG) && !hw_machine.fmt->desc_af(pte_val(pte)))

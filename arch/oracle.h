@@ -8,6 +8,8 @@
 #ifndef PTELAB_ARCH_ORACLE_H
 #define PTELAB_ARCH_ORACLE_H
 
+#include "hw/cpu.h"
+#include "hw/mmu.h"
 #include "hw/pgtable_mem.h"
 #include "include/pte_types.h"
 
@@ -17,7 +19,18 @@ void oracle_set(pte_t *ptep, unsigned int nr, bool young, bool dirty);
  * A read must show what the shadows of its slot said when it started
  * (oracle_shadow(); the hardware may set more during the read).
  */
-void oracle_check_read(pte_t *ptep, pte_t pte, u8 shadow, const char *op);
+void __oracle_check_read(pte_t *ptep, pte_t pte, u8 shadow, const char *op);
+
+/* Inline: most reads owe nothing, or show what they owe (the masks of hw/mmu.h). */
+static inline void oracle_check_read(pte_t *ptep, pte_t pte, u8 shadow, const char *op)
+{
+	const struct hw_mmu_fmt *f = hw_machine.fmt;
+
+	if (!shadow || ((!(shadow & SHADOW_YOUNG) || hw_fmt_af(f, pte_val(pte))) &&
+			(!(shadow & SHADOW_DIRTY) || hw_fmt_dirty(f, pte_val(pte)))))
+		return;
+	__oracle_check_read(ptep, pte, shadow, op);
+}
 
 static inline u8 oracle_shadow(const pte_t *ptep)
 {

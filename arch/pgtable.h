@@ -40,7 +40,7 @@ static inline void pte_op_count(enum pte_op op, const pte_t *ptep)
 {
 	u64 d = __atomic_load_n(&ptep->pte, __ATOMIC_RELAXED);
 
-	pte_op_calls[op][arch->fmt->cont_ptes && arch->fmt->desc_cont(d)]++;
+	pte_op_calls[op][arch->fmt->cont_ptes && hw_fmt_cont(arch->fmt, d)]++;
 }
 
 static inline pte_t ptep_get(pte_t *ptep)
