@@ -11,15 +11,22 @@
 static const u8 tlb_shifts[] = { 12, 16, 21 };
 
 /*
- * Count of TLB entries (all CPUs) whose output lies in each 64 KiB of
- * physical memory, so freeing a frame only scans TLBs when it may matter.
+ * Reverse index of TLB outputs (all CPUs), so freeing a frame scans the
+ * TLBs only when some entry may still reach it: 4 KiB entries counted per
+ * frame, 64 KiB and 2 MiB ones per 64 KiB of physical memory (a per-64K
+ * count alone sent every free beside a cached 4 KiB page to a full scan).
  * Sized for the machine's frames by hw_tlb_gran_init at machine setup.
  */
-static u16 *gran_refs;
-static u64 gran_nr;
+static u16 *gran_refs, *frame_refs;
+static u64 gran_nr, frame_nr;
 
 static void gran_ref(const struct tlb_entry *e, int d)
 {
+	if (e->shift == PAGE_SHIFT) {
+		if (e->pfn < frame_nr)
+			frame_refs[e->pfn] += d;
+		return;
+	}
 	u64 first = e->pfn >> 4;
 	u64 n = e->shift > 16 ? 1UL << (e->shift - 16) : 1;
 
@@ -34,13 +41,16 @@ void hw_tlb_gran_init(u64 nr_frames)
 	hw_tlb_gran_exit();
 	gran_nr = (nr_frames >> 4) + 1;
 	gran_refs = host_calloc(gran_nr, sizeof(*gran_refs), "the TLB reverse index");
+	frame_nr = nr_frames;
+	frame_refs = host_calloc(frame_nr, sizeof(*frame_refs), "the TLB reverse index");
 }
 
 void hw_tlb_gran_exit(void)
 {
 	free(gran_refs);
-	gran_refs = NULL;
-	gran_nr = 0;
+	free(frame_refs);
+	gran_refs = frame_refs = NULL;
+	gran_nr = frame_nr = 0;
 }
 
 /* The region filter's size: a power of two, ample for the TLB's entries. */
@@ -273,8 +283,11 @@ void hw_tlb_check_freed(u64 pfn, u64 nr)
 
 	if (!gran_refs)
 		return;
-	for (u64 g = pfn >> 4; g <= (pfn + nr - 1) >> 4 && g < gran_nr; g++)
+	for (u64 g = pfn >> 4; g <= (pfn + nr - 1) >> 4 && g < gran_nr && !maybe; g++)
 		if (gran_refs[g])
+			maybe = true;
+	for (u64 f = pfn; f < pfn + nr && f < frame_nr && !maybe; f++)
+		if (frame_refs[f])
 			maybe = true;
 	if (!maybe)
 		return;
