@@ -60,6 +60,12 @@ struct run_out {
 	bool ok; /* invariants held and no finding */
 	struct hw_violations viol; /* what the run's invariant checks found */
 	struct run_finding finding;
+	/*
+	 * Not simulated: the events of this row of an experiment, costed
+	 * with another profile (reproduce, where only the profile differs
+	 * and nothing the simulation does depends on it); "" when it ran.
+	 */
+	char derived_from[96];
 };
 
 /* Bytes from "4096", "64K", "2M", "1G", "1T"; -1 if malformed, -2 if over 64 bits. */

@@ -707,6 +707,11 @@ void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o)
 	}
 	fprintf(f, "]}, \"measured\": ");
 	json_str(f, s->w->measured);
+	if (o->derived_from[0]) {
+		/* its events are another row's run, costed with this profile: no host time of its own */
+		fprintf(f, ", \"derived_from\": ");
+		json_str(f, o->derived_from);
+	}
 	if (o->finding.present) {
 		/* no numbers from a run that did not finish */
 		fprintf(f, ", \"events\": null, \"setup_events\": null, \"modelled_ns\": null, "

@@ -326,3 +326,39 @@ def test_reproduce_on_every_core_prints_what_one_process_does(ptelab, tmp_path):
     assert heads == ["== S2", "== S5", "== S4"]  # reproduce's own order
     for e in ("S5", "S4", "S2"):
         assert (tmp_path / f"{e}.tsv").stat().st_size > 0
+
+
+def _runs(d, exp):
+    drop = ("command", "version", "host_ns", "host_phase_ns", "peak_rss_kb")
+    return [{k: v for k, v in json.loads(l).items() if k not in drop}
+            for l in (d / f"{exp}.jsonl").read_text().splitlines()]
+
+
+def test_reproduce_runs_of_one_experiment_on_every_core(ptelab, tmp_path):
+    """S3's rows run in forked workers (run_many): the same table and the
+    same JSON lines, row for row, as one process running them in turn."""
+    one, two = tmp_path / "one", tmp_path / "two"
+    a = ptelab("reproduce", "S3", "--size", "64M", "--jobs", "1", "--out", str(one))
+    b = ptelab("reproduce", "S3", "--size", "64M", "--jobs", "2", "--out", str(two))
+    assert a.returncode == b.returncode == 0, b.stderr[-2000:]
+    assert a.stdout == b.stdout
+    ra, rb = _runs(one, "S3"), _runs(two, "S3")
+    assert len(ra) == 7 and ra == rb
+
+
+def test_reproduce_two_node_rows_are_the_one_node_events_costed(ptelab, tmp_path):
+    """S2's two-node rows differ only in the cost profile: reproduce costs
+    the one-node run's events with altra-2node instead of simulating again,
+    says so (derived_from, no host time), and gets what a run gets."""
+    p = ptelab("reproduce", "S2", "--size", "64M", "--out", str(tmp_path))
+    assert p.returncode == 0, p.stderr[-2000:]
+    rows = _runs(tmp_path, "S2")
+    for one, two in zip(rows[0::2], rows[1::2]):
+        assert two["derived_from"] == one["row"] and "derived_from" not in one
+        assert two["profile"] == "altra-2node" and two["events"] == one["events"]
+    raw = [json.loads(l) for l in (tmp_path / "S2.jsonl").read_text().splitlines()]
+    assert all(r["host_ns"] == 0 for r in raw[1::2]) and all(r["host_ns"] > 0 for r in raw[0::2])
+    ran = ptelab("run", "exit", "--variant", "no-opt", "--iterations", "62", "--without",
+                 "ptep-get-early-exit", "--profile", "altra-2node", "--json", check_json=True)
+    two = next(r for r in rows if r["row"] == "no-opt on altra-2node")
+    assert ran["events"] == two["events"] and ran["modelled_ns"] == two["modelled_ns"]
