@@ -196,24 +196,6 @@ static bool cont_block_walkable(const u64 *ptep)
 
 	if (pfn0 & (n - 1))
 		return false;
-	/*
-	 * Entry i must equal the first with its frame advanced by i, under the
-	 * mask of frame and block attributes; when those attributes include
-	 * the valid/page and contiguous bits, the first entry having them
-	 * says all do. One branch-free pass (the sweeps' and postconditions'
-	 * hottest loop); the frame cannot carry out of OA (pfn0 is aligned).
-	 */
-	u64 m = FMT->oa_mask | FMT->cont_attr_mask;
-	if (!((FMT->leaf3_mask | FMT->cont_bit) & ~FMT->cont_attr_mask)) {
-		u64 bad = 0;
-
-		if (!hw_fmt_leaf3(FMT, d0) || !hw_fmt_cont(FMT, d0))
-			return false;
-		for (unsigned int i = 1; i < n; i++)
-			bad |= (__atomic_load_n(&first[i], __ATOMIC_RELAXED) ^
-				(d0 + ((u64)i << PAGE_SHIFT))) & m;
-		return !bad;
-	}
 	for (unsigned int i = 0; i < n; i++) {
 		u64 d = __atomic_load_n(&first[i], __ATOMIC_RELAXED);
 
