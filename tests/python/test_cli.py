@@ -328,7 +328,7 @@ def test_reproduce_on_every_core_prints_what_one_process_does(ptelab, tmp_path):
         assert (tmp_path / f"{e}.tsv").stat().st_size > 0
 
 
-def _runs(d, exp):
+def _jsonl_runs(d, exp):
     drop = ("command", "version", "host_ns", "host_phase_ns", "peak_rss_kb")
     return [{k: v for k, v in json.loads(l).items() if k not in drop}
             for l in (d / f"{exp}.jsonl").read_text().splitlines()]
@@ -342,7 +342,7 @@ def test_reproduce_runs_of_one_experiment_on_every_core(ptelab, tmp_path):
     b = ptelab("reproduce", "S3", "--size", "64M", "--jobs", "2", "--out", str(two))
     assert a.returncode == b.returncode == 0, b.stderr[-2000:]
     assert a.stdout == b.stdout
-    ra, rb = _runs(one, "S3"), _runs(two, "S3")
+    ra, rb = _jsonl_runs(one, "S3"), _jsonl_runs(two, "S3")
     assert len(ra) == 7 and ra == rb
 
 
@@ -352,7 +352,7 @@ def test_reproduce_two_node_rows_are_the_one_node_events_costed(ptelab, tmp_path
     says so (derived_from, no host time), and gets what a run gets."""
     p = ptelab("reproduce", "S2", "--size", "64M", "--out", str(tmp_path))
     assert p.returncode == 0, p.stderr[-2000:]
-    rows = _runs(tmp_path, "S2")
+    rows = _jsonl_runs(tmp_path, "S2")
     for one, two in zip(rows[0::2], rows[1::2]):
         assert two["derived_from"] == one["row"] and "derived_from" not in one
         assert two["profile"] == "altra-2node" and two["events"] == one["events"]
