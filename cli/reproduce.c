@@ -238,6 +238,14 @@ static const char *const s5_rows[] = { "4K", "16K", "32K", "64K", "128K",
 				       "256K", "512K", "1024K", "2048K" };
 
 /*
+ * S5 was measured on mm-unstable of February 2024 (6.8 + the series), two
+ * changes before 6.10: every PTE-level unmap of a large anon folio still
+ * queued it for deferred split, and release_pages freed each large folio
+ * alone. Both the before and after rows run that kernel.
+ */
+static const char *const s5_era[] = { "deferred-split-partial", "folio-batch-free" };
+
+/*
  * A table cell as the TSV keeps it: numbers only, so any tool reads the
  * column as numbers: "" for a figure there is none of ("-" on screen),
  * no sign or percent sign around a number ("+190%" -> 190).
@@ -298,6 +306,8 @@ static int s5_run(const char *out_dir, u64 size)
 				parse_size(s5_rows[r], &s.p.folio_size);
 				if (v == 0)
 					s.without[s.nr_without++] = "zap-batch";
+				for (unsigned int e = 0; e < ARRAY_SIZE(s5_era); e++)
+					s.without[s.nr_without++] = s5_era[e];
 				char row[64];
 
 				snprintf(row, sizeof(row), "%s %s %s", arches[a], s5_rows[r],
@@ -338,7 +348,9 @@ static int s5_run(const char *out_dir, u64 size)
 		}
 		printf("profile %s; fitted on: %s\n", prof, fitted[0] ? fitted : "(nothing)");
 	}
-	printf("rmap x / ref x: rmap_call and folio_ref_atomic events, before / after.\n");
+	printf("rmap x / ref x: rmap_call and folio_ref_atomic events, before / after.\n"
+	       "The kernel of the experiment (mm-unstable, Feb 2024) on both sides: --without %s\n"
+	       "--without %s.\n", s5_era[0], s5_era[1]);
 	if (jsonl)
 		fclose(jsonl);
 	if (tsv)

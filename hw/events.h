@@ -42,6 +42,7 @@
 	X(lru_move)         /* a folio linked into or out of an LRU list, with its lruvec size counters */ \
 	X(lru_isolate)      /* a folio isolated for reclaim: folio_try_get + folio_test_clear_lru */ \
 	X(lru_putback)      /* an isolated folio put back (move_folios_to_lru): folio_set_lru + folio_put */ \
+	X(memcg_uncharge)   /* mem_cgroup_uncharge of one folio alone (6.9 __folio_put_large): uncharge_batch's page counters and memcg stats; batched frees pay theirs inside folio_free */ \
 	X(free_tail_page)   /* free_pages_prepare: one tail page of a large folio checked and cleared */ \
 	X(pt_alloc)         /* page-table page allocated */                      \
 	X(pt_free)          /* page-table page freed */                          \

@@ -113,9 +113,12 @@ void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 	/*
 	 * An anonymous large folio left partly mapped may be worth splitting:
 	 * it is queued (under the split-queue lock) once. Zapping a folio one
-	 * PTE at a time leaves it partly mapped after the first.
+	 * PTE at a time leaves it partly mapped after the first. Before 6.10
+	 * (deferred_split_partial off) any unmap that left pages unmapped
+	 * queued it, fully unmapped or not: a batched zap paid the queue too.
 	 */
-	if (folio_test_anon(folio) && folio_mapped(folio) && !folio_test_deferred_split(folio))
+	if (folio_test_anon(folio) && !folio_test_deferred_split(folio) &&
+	    (mm_sw.deferred_split_partial ? folio_mapped(folio) : last > 0))
 		deferred_split_folio(folio);
 }
 

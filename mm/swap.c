@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Mirrors 7.3: mm/swap.c (folio batches, folios_put_refs). */
+/* Mirrors 7.3: mm/swap.c (folio batches, folios_put_refs); 6.9 release_pages' large-folio path (folio_batch_free off). */
 /*
  * Folio release and LRU membership. Releases go through a folio batch
  * (PAGEVEC_SIZE folios) so the lruvec lock is taken once per batch, as
@@ -8,6 +8,7 @@
 #include "hw/invariants.h"
 #include "mm/lru.h"
 #include "mm/mm.h"
+#include "mm/switches.h"
 #include "hw/perf.h"
 
 #define PAGEVEC_SIZE 31
@@ -17,6 +18,45 @@ struct folio_batch {
 	struct folio *folios[PAGEVEC_SIZE];
 	int refs[PAGEVEC_SIZE];
 };
+
+/* folio_undo_large_rmappable: off the split queue before freeing */
+static void folio_undo_large_rmappable(struct folio *folio)
+{
+	if (folio_test_deferred_split(folio)) {
+		hw_count(EV_lock_acquire, 1);
+		hw_count(EV_deferred_split, 1);
+		folio_clear_deferred_split(folio);
+	}
+}
+
+static void free_check_mapped(struct folio *folio)
+{
+	if (folio_mapped(folio))
+		hw_violation(VIOL_MAPCOUNT, "pfn %#llx freed while mapped %d times",
+			     (unsigned long long)folio_pfn(folio), folio_mapcount(folio));
+}
+
+/*
+ * 6.9's __folio_put_large (folio_batch_free off), as release_pages called
+ * it for every large folio: __page_cache_release under a lruvec lock of
+ * its own, then destroy_large_folio: off the split queue,
+ * mem_cgroup_uncharge of this folio alone, and free_the_page, which takes
+ * the pcp lock (free_unref_page) or the zone lock (__free_pages_ok) for
+ * this one folio.
+ */
+static void __folio_put_large(struct folio *folio)
+{
+	PERF_FUNC();
+	if (folio_test_lru(folio)) {
+		hw_count(EV_lock_acquire, 1);
+		lru_del_folio(folio);
+	}
+	folio_undo_large_rmappable(folio);
+	hw_count(EV_memcg_uncharge, 1);
+	hw_count(EV_lock_acquire, 1);
+	free_check_mapped(folio);
+	free_folio(folio);
+}
 
 static void folios_put_refs(struct folio_batch *fbatch)
 {
@@ -28,6 +68,11 @@ static void folios_put_refs(struct folio_batch *fbatch)
 
 		if (!folio_ref_sub_and_test(folio, fbatch->refs[i]))
 			continue;
+		if (!mm_sw.folio_batch_free && folio_test_large(folio)) {
+			__folio_put_large(folio);
+			locked = false; /* release_pages dropped the batch's lruvec lock */
+			continue;
+		}
 		if (folio_test_lru(folio)) {
 			if (!locked) {
 				hw_count(EV_lock_acquire, 1);
@@ -35,16 +80,8 @@ static void folios_put_refs(struct folio_batch *fbatch)
 			}
 			lru_del_folio(folio);
 		}
-		/* folio_undo_large_rmappable: off the split queue before freeing */
-		if (folio_test_deferred_split(folio)) {
-			hw_count(EV_lock_acquire, 1);
-			hw_count(EV_deferred_split, 1);
-			folio_clear_deferred_split(folio);
-		}
-		if (folio_mapped(folio))
-			hw_violation(VIOL_MAPCOUNT, "pfn %#llx freed while mapped %d times",
-				     (unsigned long long)folio_pfn(folio),
-				     folio_mapcount(folio));
+		folio_undo_large_rmappable(folio);
+		free_check_mapped(folio);
 		free_folio(folio);
 	}
 	fbatch->nr = 0;

@@ -2,4 +2,7 @@
 /* Mirrors 7.3: none: ptelab's "before" switches for core-mm. */
 #include "mm/switches.h"
 
-struct mm_switches mm_sw = { true, true, true };
+struct mm_switches mm_sw = {
+	.zap_batch = true, .fork_batch = true, .young_batch = true,
+	.deferred_split_partial = true, .folio_batch_free = true,
+};

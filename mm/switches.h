@@ -29,6 +29,21 @@ struct mm_switches {
 	bool fork_batch;  /* copy_pte_range: folio_pte_batch + wrprotect_ptes per folio */
 	bool young_batch; /* rmap/MGLRU: one young test over a folio's PTEs (S1) */
 	/*
+	 * 6.10, "mm/rmap: do not add fully unmapped large folio to deferred
+	 * split list": only a partly mapped anon folio is queued. Off: every
+	 * PTE-level unmap of a large anon folio queues it, as 6.9 (and the
+	 * kernel S5 was measured on) did, even when a batch unmapped it all.
+	 */
+	bool deferred_split_partial;
+	/*
+	 * 6.10, large folios freed in folio batches (folios_put_refs,
+	 * free_unref_folios): one lruvec lock, one memcg uncharge and one pcp
+	 * lock per batch. Off: 6.9's release_pages frees each large folio on
+	 * its own (__folio_put_large: __page_cache_release under its own
+	 * lruvec lock, mem_cgroup_uncharge, free_the_page).
+	 */
+	bool folio_batch_free;
+	/*
 	 * S3's seed (v1, Feb 2023) on its base (lru_gen_spte HOST): MGLRU's
 	 * walk and look-around ask secondary MMUs about MIN_LRU_BATCH entries
 	 * at once (mmu_notifier_test_clear_young), and folio_referenced_one

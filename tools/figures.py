@@ -44,10 +44,14 @@ def scaled(full, size):
     return int(full * size / (1 << 30))
 
 
+# S5's kernel: mm-unstable of Feb 2024, before two 6.10 changes (as reproduce runs it)
+S5_ERA = ["--without", "deferred-split-partial", "--without", "folio-batch-free"]
+
+
 def _s5(size):
     out = []
     for fs in ("4K", "16K", "64K", "2048K"):
-        base = ["munmap", "--arch", "x86", "--size", str(size), "--folio-size", fs]
+        base = ["munmap", "--arch", "x86", "--size", str(size), "--folio-size", fs] + S5_ERA
         for col, extra in (("before", ["--without", "zap-batch"]), ("after", [])):
             out.append(Figure("S5", fs, col, "xeon-silver-4210r", {"t": base + extra},
                               lambda o: o["t"]["ns"] / 1e9,

@@ -362,3 +362,34 @@ def test_reproduce_two_node_rows_are_the_one_node_events_costed(ptelab, tmp_path
                  "ptep-get-early-exit", "--profile", "altra-2node", "--json", check_json=True)
     two = next(r for r in rows if r["row"] == "no-opt on altra-2node")
     assert ran["events"] == two["events"] and ran["modelled_ns"] == two["modelled_ns"]
+
+
+def test_s5_era_switches_exact_counts(ptelab):
+    """munmap of 16M in 64K folios: 256 folios, 8 PTE tables, 10 folio
+    batches (two mmu_gather flushes: 255 folios, then 1). The two 6.10
+    changes S5's kernel lacked, each off alone and together."""
+    def events(*extra):
+        j, = _runs(ptelab, "run", "munmap", "--arch", "x86", "--folio-size", "64K",
+                   "--size", "16M", "--json", "--no-perf", *extra)
+        assert j["invariants"]["ok"] and j["results"]["rss_after"] == 0
+        return j["events"]
+    folios, batches = 256, 10
+    base = events()
+    assert base["deferred_split"] == 0 and base["memcg_uncharge"] == 0
+    # 6.9 rmap: every fully batched unmap still queues the folio; free dequeues it
+    ds = events("--without", "deferred-split-partial")
+    assert ds["deferred_split"] == 2 * folios
+    assert ds["lock_acquire"] == base["lock_acquire"] + 2 * folios
+    # 6.9 release_pages: each large folio alone (its lruvec lock, memcg
+    # uncharge, pcp/zone lock); the batches' lruvec locks are never taken
+    fb = events("--without", "folio-batch-free")
+    assert fb["memcg_uncharge"] == folios
+    assert fb["lock_acquire"] == base["lock_acquire"] - batches + 2 * folios
+    both = events("--without", "deferred-split-partial", "--without", "folio-batch-free")
+    assert both["lock_acquire"] == base["lock_acquire"] - batches + 4 * folios
+    for e in ("folio_free", "lru_move", "rmap_call", "pte_atomic"):
+        assert base[e] == ds[e] == fb[e] == both[e], e
+    # the per-PTE zap (before) queues a folio once, the era switch changes nothing there
+    b0 = events("--without", "zap-batch")
+    b1 = events("--without", "zap-batch", "--without", "deferred-split-partial")
+    assert b0["deferred_split"] == b1["deferred_split"] == 2 * folios
