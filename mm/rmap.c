@@ -125,6 +125,9 @@ void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 void deferred_split_folio(struct folio *folio)
 {
 	PERF_FUNC();
+	/* an order-1 folio has no third page to keep _deferred_list in */
+	if (folio_order(folio) <= 1)
+		return;
 	hw_count(EV_lock_acquire, 1);
 	hw_count(EV_deferred_split, 1);
 	folio_set_deferred_split(folio);
