@@ -114,16 +114,31 @@ static void sweep_table(u64 *table, int level)
 	const struct hw_mmu_fmt *fmt = hw_machine.fmt;
 	struct hw_gather_cache gc = { 0 }; /* one gather per block, not per entry */
 
+	if (level < 3) {
+		for (int i = 0; i < PTRS_PER_PTE; i++) {
+			u64 d = table[i];
+
+			/* an empty slot is no table: most of them, no indirect call */
+			if (d && fmt->desc_table(d, level))
+				sweep_table(fmt->table_addr(d), level + 1);
+		}
+		return;
+	}
+	const u8 *shadow = hw_pt_meta(table)->shadow;
+
 	for (int i = 0; i < PTRS_PER_PTE; i++) {
 		u64 d = table[i];
+		u64 eight;
 
-		if (level < 3 && fmt->desc_table(d, level)) {
-			sweep_table(fmt->table_addr(d), level + 1);
-			continue;
+		/* entries owing nothing, eight at a time */
+		if (!(i & 7)) {
+			memcpy(&eight, &shadow[i], sizeof(eight));
+			if (!eight) {
+				i += 7;
+				continue;
+			}
 		}
-		if (level != 3)
-			continue;
-		u8 s = hw_pt_meta(table)->shadow[i];
+		u8 s = shadow[i];
 		if (!s)
 			continue;
 		if (!fmt->desc_leaf(d, 3)) {

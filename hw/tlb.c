@@ -242,12 +242,17 @@ void hw_tlb_inval(struct hw_tlb *tlb, int asid, u64 start, u64 end)
 		}
 		return;
 	}
-	for (u32 i = 0; i < tlb->nsets * tlb->ways; i++) {
+	/* a sweep ends at the last valid entry: a sparse TLB is not read to its end */
+	u32 left = tlb->nvalid;
+
+	for (u32 i = 0; left && i < tlb->nsets * tlb->ways; i++) {
 		struct tlb_entry *e = &tlb->e[i];
 		u64 size = 1UL << e->shift;
 
-		if ((e->flags & TLBE_VALID) && (asid < 0 || e->asid == asid) &&
-		    e->va < end && e->va + size > start)
+		if (!(e->flags & TLBE_VALID))
+			continue;
+		left--;
+		if ((asid < 0 || e->asid == asid) && e->va < end && e->va + size > start)
 			hw_tlb_drop(tlb, e);
 	}
 }
@@ -270,11 +275,13 @@ void hw_tlb_asids_reused(struct hw_tlb *tlb)
 void hw_tlb_for_each(struct hw_tlb *tlb,
 		     void (*fn)(struct tlb_entry *e, void *arg), void *arg)
 {
-	if (!tlb->nvalid)
-		return;
-	for (u32 i = 0; i < tlb->nsets * tlb->ways; i++)
-		if (tlb->e[i].flags & TLBE_VALID)
+	u32 left = tlb->nvalid;
+
+	for (u32 i = 0; left && i < tlb->nsets * tlb->ways; i++)
+		if (tlb->e[i].flags & TLBE_VALID) {
+			left--;
 			fn(&tlb->e[i], arg);
+		}
 }
 
 void hw_tlb_check_freed(u64 pfn, u64 nr)
