@@ -39,6 +39,7 @@
 	X(deferred_split)   /* large folio queued on/off the deferred split list */ \
 	X(folio_alloc)      /* folio taken from the page allocator */            \
 	X(folio_free)       /* folio returned to the page allocator */           \
+	X(pvmw_step)        /* page_vma_mapped_walk on one PTE slot: the walk's bookkeeping and check_pte's pfn test (its load is a pte_read) */ \
 	X(lru_move)         /* a folio linked into or out of an LRU list, with its lruvec size counters */ \
 	X(lru_isolate)      /* a folio isolated for reclaim: folio_try_get + folio_test_clear_lru */ \
 	X(lru_putback)      /* an isolated folio put back (move_folios_to_lru): folio_set_lru + folio_put */ \

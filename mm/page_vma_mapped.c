@@ -113,7 +113,11 @@ restart:
 		} else if (!pmd_table(pmde)) {
 			goto next_pmd;
 		}
-		if (!map_pte(pvmw, &ptl)) {
+		bool mapped = map_pte(pvmw, &ptl);
+
+		if (pvmw->pte)
+			hw_count(EV_pvmw_step, 1); /* the first slot, read by map_pte */
+		if (!mapped) {
 			if (!pvmw->pte)
 				goto restart;
 			goto next_pte;
@@ -137,6 +141,7 @@ next_pte:
 				goto restart;
 			}
 			pvmw->pte++;
+			hw_count(EV_pvmw_step, 1); /* each slot stepped to */
 			if (!pvmw->ptl)
 				pteval = ptep_get_lockless(pvmw->pte);
 			else
