@@ -12,6 +12,17 @@
 #include "hw/perf.h"
 
 #define PAGEVEC_SIZE 31
+#define PAGE_ALLOC_COSTLY_ORDER 3
+
+/*
+ * Orders the per-CPU free lists take (mm/page_alloc.c): up to the costly
+ * order, and the PMD order with THP. The others go to the buddy lists
+ * directly, each under the zone lock (free_one_page).
+ */
+static bool pcp_allowed_order(unsigned int order)
+{
+	return order <= PAGE_ALLOC_COSTLY_ORDER || order == PMD_ORDER;
+}
 
 struct folio_batch {
 	unsigned int nr;
@@ -82,6 +93,12 @@ static void folios_put_refs(struct folio_batch *fbatch)
 		}
 		folio_undo_large_rmappable(folio);
 		free_check_mapped(folio);
+		/*
+		 * free_unref_folios: pcp orders share the batch's pcp lock
+		 * (folio_free's cost); the others take the zone lock each.
+		 */
+		if (!pcp_allowed_order(folio_order(folio)))
+			hw_count(EV_lock_acquire, 1);
 		free_folio(folio);
 	}
 	fbatch->nr = 0;
