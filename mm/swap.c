@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Mirrors 7.3: mm/swap.c (folio batches, folios_put_refs); 6.9 release_pages' large-folio path (folio_batch_free off). */
+/*
+ * Mirrors 7.3: mm/swap.c (folio batches, folios_put_refs); 6.9 release_pages'
+ * large-folio path (folio_batch_free off).
+ */
 /*
  * Folio release and LRU membership. Releases go through a folio batch
  * (PAGEVEC_SIZE folios) so the lruvec lock is taken once per batch, as
