@@ -148,6 +148,10 @@ static void test_config_versions(void)
 	EXPECT(cfg(KVM_MMU_TDP, 6, 14).age_lock == KVM_LOCK_WRITE);
 	EXPECT(cfg(KVM_MMU_TDP, 6, 15).age_lock == KVM_LOCKLESS);
 	EXPECT(cfg(KVM_MMU_STAGE2, 7, 3).age_lock == KVM_LOCK_WRITE);
+	/* 6.4: toggling CR0.WP with TDP no longer unloads the root */
+	EXPECT(cfg(KVM_MMU_TDP, 6, 2).cr0_wp_unloads_roots);
+	EXPECT(!cfg(KVM_MMU_TDP, 6, 4).cr0_wp_unloads_roots);
+	EXPECT(!cfg(KVM_MMU_STAGE2, 6, 2).cr0_wp_unloads_roots);
 }
 
 /* ---- faults ---- */
@@ -219,6 +223,52 @@ static void test_fault_in_arm64(void)
 static void test_fault_in_arm64_6_1(void)
 {
 	fault_in("arm64", cfg(KVM_MMU_STAGE2, 6, 1), false);
+}
+
+/*
+ * max_guest_memory_test's reset: 2 vCPUs fault in 32 pages each, then
+ * both toggle CR0.WP. Before 6.4 the first toggle only drops vCPU 0's
+ * reference; the second drops the last and the root is zapped (64 leaves,
+ * one read lock, no flush: no vCPU uses an invalid root), so the next
+ * pass faults every page again and each vCPU flushes its new root once
+ * (tlbi_local) on entry. From 6.4 nothing changes and the pass only stores.
+ */
+static void cr0_wp_reset(int major, int minor)
+{
+	struct v_lab v;
+	struct kvm_config c = cfg(KVM_MMU_TDP, major, minor);
+	bool unloads = c.cr0_wp_unloads_roots;
+
+	v_setup(&v, "x86", false, 2, c, true, false);
+	EXPECT_EQ(access_pages(kvm_get_vcpu(v.kvm, 0), 0, 32, true), 0);
+	EXPECT_EQ(access_pages(kvm_get_vcpu(v.kvm, 1), 32, 32, true), 0);
+	kvm_vcpu_leave_guest(kvm_get_vcpu(v.kvm, 0));
+	kvm_vcpu_leave_guest(kvm_get_vcpu(v.kvm, 1));
+	snap(&v);
+	kvm_vcpu_toggle_cr0_wp(kvm_get_vcpu(v.kvm, 0));
+	EXPECT_EQ(young_pages(&v, 0, V_PAGES), V_PAGES);
+	kvm_vcpu_toggle_cr0_wp(kvm_get_vcpu(v.kvm, 1));
+	EXPECT_EQ(young_pages(&v, 0, V_PAGES), unloads ? 0 : V_PAGES);
+	EXPECT_EQ(ev(&v, EV_mmu_lock_read), unloads ? 1 : 0);
+	EXPECT_EQ(ev(&v, EV_kvm_flush), 0);
+	EXPECT_EQ((long long)v.kvm->stat.sptes_zapped, unloads ? V_PAGES : 0);
+	snap(&v);
+	EXPECT_EQ(access_pages(kvm_get_vcpu(v.kvm, 0), 0, 32, true), 0);
+	EXPECT_EQ(access_pages(kvm_get_vcpu(v.kvm, 1), 32, 32, true), 0);
+	EXPECT_EQ(ev(&v, EV_secondary_fault), unloads ? V_PAGES : 0);
+	EXPECT_EQ(ev(&v, EV_tlbi_local), unloads ? 2 : 0);
+	EXPECT_EQ(young_pages(&v, 0, V_PAGES), V_PAGES);
+	v_teardown(&v);
+}
+
+static void test_cr0_wp_reset_x86_6_2(void)
+{
+	cr0_wp_reset(6, 2);
+}
+
+static void test_cr0_wp_reset_x86_6_4(void)
+{
+	cr0_wp_reset(6, 4);
 }
 
 /* ---- aging ---- */
@@ -914,6 +964,8 @@ static const struct ktap_case cases[] = {
 	{ "fault_in_x86_read", test_fault_in_x86_read },
 	{ "fault_in_arm64", test_fault_in_arm64 },
 	{ "fault_in_arm64_6_1", test_fault_in_arm64_6_1 },
+	{ "cr0_wp_reset_x86_6_2", test_cr0_wp_reset_x86_6_2 },
+	{ "cr0_wp_reset_x86_6_4", test_cr0_wp_reset_x86_6_4 },
 	{ "clear_flush_young_x86_6_1", test_clear_flush_young_x86_6_1 },
 	{ "clear_flush_young_x86_6_13", test_clear_flush_young_x86_6_13 },
 	{ "clear_flush_young_x86_6_15", test_clear_flush_young_x86_6_15 },

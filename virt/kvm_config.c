@@ -19,6 +19,7 @@ struct kvm_config kvm_config_for(enum kvm_mmu_type type, unsigned int version)
 	if (version < KVM_VERSION(6, 2))
 		c.s2_fault_lock = KVM_LOCK_WRITE;
 	if (type == KVM_MMU_TDP) {
+		c.cr0_wp_unloads_roots = version < KVM_VERSION(6, 4);
 		if (version >= KVM_VERSION(6, 13))
 			c.flush_young = false;
 		if (version >= KVM_VERSION(6, 15))
@@ -26,8 +27,10 @@ struct kvm_config kvm_config_for(enum kvm_mmu_type type, unsigned int version)
 	}
 	if (version < KVM_VERSION(6, 2))
 		c.name = "6.1";
+	else if (version < KVM_VERSION(6, 4))
+		c.name = "6.2-6.3";
 	else if (version < KVM_VERSION(6, 13))
-		c.name = "6.2-6.12";
+		c.name = "6.4-6.12";
 	else if (version < KVM_VERSION(6, 15))
 		c.name = "6.13-6.14";
 	else

@@ -57,6 +57,16 @@ struct kvm_config {
 	 * lock in both. x86 TDP MMU faults always take the read lock.
 	 */
 	enum kvm_lock_mode s2_fault_lock;
+	/*
+	 * x86 with TDP before 6.4: KVM_SET_SREGS toggling CR0.WP resets the
+	 * vCPU's MMU context and unloads its root (kvm_mmu_reset_context ->
+	 * kvm_mmu_unload); the vCPU that puts the root's last reference marks
+	 * it invalid and a worker zaps it (kvm_tdp_mmu_put_root ->
+	 * tdp_mmu_schedule_zap_root), so the next run starts from an empty
+	 * EPT. 6.4 ("KVM: x86: Do not unload MMU roots when only toggling
+	 * CR0.WP with TDP enabled") keeps the root.
+	 */
+	bool cr0_wp_unloads_roots;
 };
 
 #define KVM_VERSION(major, minor) (((major) << 8) | (minor))

@@ -108,6 +108,7 @@ struct kvm_vcpu {
 	unsigned long requests;
 	/* the kvm->all_req_gen it has seen: a newer one is a request to all */
 	u64 all_req_seen;
+	bool root_unloaded;            /* kvm_mmu_unload()ed: kvm_mmu_load() at next entry */
 	struct kvm_vcpu_stat stat;
 	void *priv; /* free for the workload */
 };
@@ -146,6 +147,7 @@ struct kvm {
 	int nr_memslots;
 	struct kvm_vcpu *vcpus;
 	int nr_vcpus;
+	int root_refs;  /* vCPUs holding the TDP root (x86, cr0_wp_unloads_roots): all at first */
 	/*
 	 * The simulator's shortcuts for kvm_make_all_cpus_request (the work
 	 * it models is still counted per vCPU): KVM_REQ_TLB_FLUSH to every
@@ -230,6 +232,8 @@ void kvm_flush_remote_tlbs(struct kvm *kvm);
 bool kvm_age_gfn(struct kvm *kvm, struct kvm_gfn_range *range);
 bool kvm_test_age_gfn(struct kvm *kvm, struct kvm_gfn_range *range);
 bool kvm_unmap_gfn_range(struct kvm *kvm, struct kvm_gfn_range *range);
+/* tdp_mmu_zap_root() of the invalidated root: every leaf of every memslot, read lock, no flush */
+void kvm_tdp_mmu_zap_invalidated_root(struct kvm *kvm);
 /* The seed's fast path: false if this VM has none (see kvm_config.test_clear_young). */
 bool kvm_arch_has_test_clear_young(const struct kvm *kvm);
 bool kvm_arch_test_clear_young(struct kvm *kvm, struct kvm_gfn_range *range, gfn_t lsb_gfn,
@@ -247,6 +251,14 @@ bool kvm_arch_test_clear_young(struct kvm *kvm, struct kvm_gfn_range *range, gfn
 int kvm_vcpu_access(struct kvm_vcpu *vcpu, gpa_t gpa, bool write);
 /* The vCPU thread leaves guest mode (halts, returns to the VMM). */
 void kvm_vcpu_leave_guest(struct kvm_vcpu *vcpu);
+/*
+ * KVM_SET_SREGS with CR0.WP flipped, the vCPU outside the guest
+ * (kvm_post_set_cr0): the MMU context is reset; with
+ * cfg.cr0_wp_unloads_roots the vCPU also drops its root, and the last
+ * vCPU to drop it zaps every leaf (the root is invalid: no flush). A vCPU
+ * that unloaded loads a new root, and flushes it, when it next enters.
+ */
+void kvm_vcpu_toggle_cr0_wp(struct kvm_vcpu *vcpu);
 
 /* --- Faults (tdp_mmu.c, stage2.c), and the page behind a gfn (kvm_mmu.c) --- */
 #define RET_PF_CONTINUE 0

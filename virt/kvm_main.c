@@ -448,6 +448,7 @@ struct kvm *kvm_create_vm(struct mm_struct *mm, const struct kvm_create_params *
 	kvm->tlbi_range = p->tlbi_range;
 	sim_rwlock_init(&kvm->mmu_lock, "kvm->mmu_lock");
 	kvm->nr_vcpus = p->nr_vcpus;
+	kvm->root_refs = p->nr_vcpus;
 	kvm->vcpus = host_calloc((size_t)max(p->nr_vcpus, 1), sizeof(*kvm->vcpus), "vCPUs");
 	kvm->in_guest = host_calloc((size_t)p->nr_vcpus / KVM_LONG_BITS + 1, sizeof(long), "vCPUs");
 	for (int i = 0; i < p->nr_vcpus; i++) {

@@ -78,6 +78,12 @@ static enum guest_walk guest_walk(struct kvm *kvm, struct kvm_memory_slot *slot,
  */
 static void kvm_vcpu_enter_guest(struct kvm_vcpu *vcpu)
 {
+	if (vcpu->root_unloaded) {
+		/* kvm_mmu_load(): a new root, flushed (flush_tlb_current: its provenance is unknown) */
+		vcpu->root_unloaded = false;
+		vcpu->kvm->root_refs++;
+		hw_count(EV_tlbi_local, 1);
+	}
 	if (vcpu->mode == EXITING_GUEST_MODE) {
 		hw_count(EV_vcpu_kick, 1);
 		vcpu->stat.kicks++;
@@ -94,6 +100,19 @@ void kvm_vcpu_leave_guest(struct kvm_vcpu *vcpu)
 	if (vcpu->mode == EXITING_GUEST_MODE)
 		kvm_vcpu_enter_guest(vcpu); /* the kick's exit happened; its cost is paid */
 	kvm_vcpu_set_mode(vcpu, OUTSIDE_GUEST_MODE);
+}
+
+void kvm_vcpu_toggle_cr0_wp(struct kvm_vcpu *vcpu)
+{
+	struct kvm *kvm = vcpu->kvm;
+
+	/* arm64 has no CR0; with roots kept only the role's permission bits change */
+	if (kvm->mmu_type != KVM_MMU_TDP || !kvm->cfg.cr0_wp_unloads_roots || vcpu->root_unloaded)
+		return;
+	/* kvm_mmu_reset_context -> kvm_mmu_unload -> kvm_tdp_mmu_put_root */
+	vcpu->root_unloaded = true;
+	if (--kvm->root_refs == 0)
+		kvm_tdp_mmu_zap_invalidated_root(kvm);
 }
 
 /* consecutive retries a sequential run allows before it reports no progress */

@@ -99,6 +99,31 @@ bool kvm_tdp_mmu_unmap_gfn_range(struct kvm *kvm, struct kvm_gfn_range *range, b
 }
 
 /*
+ * The root whose last reference went (6.2 kvm_tdp_mmu_put_root): marked
+ * invalid, so no vCPU enters it again, and zapped by a worker under the
+ * read lock (tdp_mmu_zap_root_work). The lab zaps it at once; no vCPU can
+ * hold its translations past the new root's load, which flushes.
+ */
+void kvm_tdp_mmu_zap_invalidated_root(struct kvm *kvm)
+{
+	int frame = SIM_FRAME("tdp_mmu_zap_root");
+
+	sim_frame_enter(frame);
+	kvm_mmu_lock(kvm, KVM_LOCK_READ);
+	for (int i = 0; i < kvm->nr_memslots; i++) {
+		struct kvm_memory_slot *slot = &kvm->memslots[i];
+		struct kvm_gfn_range range = {
+			.slot = slot, .start = slot->base_gfn, .end = slot->base_gfn + slot->npages,
+			.may_block = true,
+		};
+
+		kvm_tdp_mmu_unmap_gfn_range(kvm, &range, false);
+	}
+	kvm_mmu_unlock(kvm, KVM_LOCK_READ);
+	sim_frame_exit(frame);
+}
+
+/*
  * The seed's x86 kvm_arch_test_clear_young(): under RCU only, each young
  * leaf flips its bit (offset lsb_gfn - gfn) and, if the bit was set,
  * loses A by cmpxchg64.

@@ -18,8 +18,9 @@
  * --variant names the kernel: v1 (default) is the seed's base (6.2:
  * host-only MGLRU scans, folio_referenced_one asking KVM per page under
  * the write lock, flushing when young), and with the seed on top unless
- * --without spte-test-clear-young; v2 the same base without the young
- * flush; 6.12, 6.15 and 7.3 what merged instead (core-mm's shape is set
+ * --without spte-test-clear-young; v2 the seed's second posting, on
+ * mm-unstable of May 2023 (6.4-rc): no young flush, and the reset keeps
+ * the EPT root where 6.2 zapped it; 6.12, 6.15 and 7.3 what merged instead (core-mm's shape is set
  * by the lab, lab/variants.c; KVM's comes from kvm_config_for here).
  */
 #include <stdio.h>
@@ -46,7 +47,7 @@
 /* the kernel's struct page (x86-64 and arm64), not the lab's smaller host one */
 #define KERNEL_STRUCT_PAGE_SIZE 64
 
-enum { PH_START, PH_PREFAULT, PH_RUN1, PH_RUN2, NR_PH };
+enum { PH_START, PH_PREFAULT, PH_RUN1, PH_RESET, PH_RUN2, NR_PH };
 
 struct mgm {
 	const struct run_params *p;
@@ -168,12 +169,17 @@ static void main_thread(void *arg)
 	snapshot(m, PH_PREFAULT);
 	run_vcpus(m, 1);
 	snapshot(m, PH_RUN1);
-	run_phase_begin(m->r);
 	/*
-	 * The reset (x86: CR0.WP toggled in every vCPU) reloads the vCPUs'
-	 * MMU context; with TDP the EPT roots and entries are kept, so the
-	 * secondary page tables go into run2 as run1 left them.
+	 * The reset (x86: CR0.WP toggled in every vCPU, KVM_SET_SREGS)
+	 * resets the vCPUs' MMU context. From 6.4 with TDP the EPT root and
+	 * its entries are kept, so run2 starts from the tables run1 left;
+	 * before, every vCPU unloads the root and the last one's put zaps it,
+	 * so every run2 access faults first (kvm_config.cr0_wp_unloads_roots).
 	 */
+	for (int i = 0; i < m->nr_vcpus; i++)
+		kvm_vcpu_toggle_cr0_wp(kvm_get_vcpu(m->kvm, i));
+	snapshot(m, PH_RESET);
+	run_phase_begin(m->r);
 	run_vcpus(m, 2);
 	run_phase_end(m->r);
 	snapshot(m, PH_RUN2);
@@ -189,7 +195,8 @@ static int variant_config(const struct run_params *p, enum kvm_mmu_type type,
 	bool base = !strcmp(v, "v1") || !strcmp(v, "v2");
 
 	if (base) {
-		*cfg = kvm_config_for(type, KVM_VERSION(6, 2));
+		/* v1 on 6.2 (Feb 2023), v2 on mm-unstable of May 2023 (6.4-rc) */
+		*cfg = kvm_config_for(type, !strcmp(v, "v1") ? KVM_VERSION(6, 2) : KVM_VERSION(6, 4));
 		cfg->flush_young = !strcmp(v, "v1");
 		cfg->test_clear_young = mm_sw.spte_test_clear_young;
 		return 0;
@@ -206,36 +213,38 @@ static int variant_config(const struct run_params *p, enum kvm_mmu_type type,
 
 static void add_results(struct mgm *m, struct run_result *r)
 {
-	const struct hw_counters *a = &m->ev[PH_RUN1], *b = &m->ev[PH_RUN2];
+	const struct hw_counters *r1 = &m->ev[PH_RUN1], *a = &m->ev[PH_RESET], *b = &m->ev[PH_RUN2];
 	struct sim_profile prof;
 
 	run_result_add(r, "prefault_s", (double)(m->t[PH_PREFAULT] - m->t[PH_START]) / 1e9);
 	run_result_add(r, "run1_s", (double)(m->t[PH_RUN1] - m->t[PH_PREFAULT]) / 1e9);
-	run_result_add(r, "run2_s", (double)(m->t[PH_RUN2] - m->t[PH_RUN1]) / 1e9);
+	/* the reset's root zap (6.2) is a worker's, beside run2 in the kernel; here it is alone */
+	run_result_add(r, "reset_s", (double)(m->t[PH_RESET] - m->t[PH_RUN1]) / 1e9);
+	run_result_add(r, "run2_s", (double)(m->t[PH_RUN2] - m->t[PH_RESET]) / 1e9);
 	/* run1's faults and swap-ins: where run2 starts from */
-	run_result_add(r, "run1_secondary_faults", (double)(a->v[EV_secondary_fault] -
+	run_result_add(r, "run1_secondary_faults", (double)(r1->v[EV_secondary_fault] -
 							   m->ev[PH_PREFAULT].v[EV_secondary_fault]));
 	run_result_add(r, "run1_swap_ins", (double)(m->swpin[PH_RUN1] - m->swpin[PH_PREFAULT]));
 	/* run2's counts */
 	run_result_add(r, "notifier_calls", (double)(b->v[EV_notifier_call] - a->v[EV_notifier_call]));
-	run_result_add(r, "mmu_lock_write", (double)(m->wr[PH_RUN2].acquired - m->wr[PH_RUN1].acquired));
-	run_result_add(r, "mmu_lock_read", (double)(m->rd[PH_RUN2].acquired - m->rd[PH_RUN1].acquired));
+	run_result_add(r, "mmu_lock_write", (double)(m->wr[PH_RUN2].acquired - m->wr[PH_RESET].acquired));
+	run_result_add(r, "mmu_lock_read", (double)(m->rd[PH_RUN2].acquired - m->rd[PH_RESET].acquired));
 	run_result_add(r, "mmu_lock_write_wait_s",
-		       (double)(m->wr[PH_RUN2].wait_ns - m->wr[PH_RUN1].wait_ns) / 1e9);
+		       (double)(m->wr[PH_RUN2].wait_ns - m->wr[PH_RESET].wait_ns) / 1e9);
 	run_result_add(r, "mmu_lock_read_wait_s",
-		       (double)(m->rd[PH_RUN2].wait_ns - m->rd[PH_RUN1].wait_ns) / 1e9);
+		       (double)(m->rd[PH_RUN2].wait_ns - m->rd[PH_RESET].wait_ns) / 1e9);
 	run_result_add(r, "remote_tlb_flushes",
-		       (double)(m->kst[PH_RUN2].remote_tlb_flush - m->kst[PH_RUN1].remote_tlb_flush));
+		       (double)(m->kst[PH_RUN2].remote_tlb_flush - m->kst[PH_RESET].remote_tlb_flush));
 	run_result_add(r, "flush_ipis", (double)(b->v[EV_ipi] - a->v[EV_ipi]));
 	/* of those, the host's own shootdowns (reclaim's unmap) that made a vCPU exit */
 	run_result_add(r, "host_shootdown_kicks",
 		       (double)(m->kst[PH_RUN2].host_shootdown_kicks -
-				m->kst[PH_RUN1].host_shootdown_kicks));
+				m->kst[PH_RESET].host_shootdown_kicks));
 	run_result_add(r, "secondary_faults",
 		       (double)(b->v[EV_secondary_fault] - a->v[EV_secondary_fault]));
 	run_result_add(r, "fault_retries", (double)(b->v[EV_fault_retry] - a->v[EV_fault_retry]));
-	run_result_add(r, "swap_ins", (double)(m->swpin[PH_RUN2] - m->swpin[PH_RUN1]));
-	run_result_add(r, "swap_outs", (double)(m->swpout[PH_RUN2] - m->swpout[PH_RUN1]));
+	run_result_add(r, "swap_ins", (double)(m->swpin[PH_RUN2] - m->swpin[PH_RESET]));
+	run_result_add(r, "swap_outs", (double)(m->swpout[PH_RUN2] - m->swpout[PH_RESET]));
 	/*
 	 * Every page on swap when run2 starts is swapped in once; the rest of
 	 * its swap-ins are pages resident at the start that reclaim evicted
@@ -243,13 +252,13 @@ static void add_results(struct mgm *m, struct run_result *r)
 	 * of what aging chose to evict, a page already written being the
 	 * free choice.
 	 */
-	run_result_add(r, "run2_swapped_at_start", (double)m->swapped[PH_RUN1]);
+	run_result_add(r, "run2_swapped_at_start", (double)m->swapped[PH_RESET]);
 	run_result_add(r, "run2_early_evictions",
-		       (double)(m->swpin[PH_RUN2] - m->swpin[PH_RUN1]) - (double)m->swapped[PH_RUN1]);
-	run_result_add(r, "age_calls", (double)(m->kst[PH_RUN2].age_calls - m->kst[PH_RUN1].age_calls));
+		       (double)(m->swpin[PH_RUN2] - m->swpin[PH_RESET]) - (double)m->swapped[PH_RESET]);
+	run_result_add(r, "age_calls", (double)(m->kst[PH_RUN2].age_calls - m->kst[PH_RESET].age_calls));
 	run_result_add(r, "test_clear_young_fast",
 		       (double)(m->kst[PH_RUN2].test_clear_young_fast -
-				m->kst[PH_RUN1].test_clear_young_fast));
+				m->kst[PH_RESET].test_clear_young_fast));
 	run_result_add(r, "kswapd_reclaimed", (double)node_data.kswapd_stat.nr_reclaimed);
 	run_result_add(r, "direct_reclaimed", (double)node_data.direct_stat.nr_reclaimed);
 	run_result_add(r, "allocstall", (double)node_data.allocstall);
@@ -395,10 +404,10 @@ static int max_guest_memory_run(const struct run_params *p, struct run_result *r
 		snprintf(err, errlen, "%s", m.err);
 		return -1;
 	}
-	r->setup = m.ev[PH_RUN1];
-	hw_events_diff(&r->measured, &m.ev[PH_RUN1], &m.ev[PH_RUN2]);
+	r->setup = m.ev[PH_RESET];
+	hw_events_diff(&r->measured, &m.ev[PH_RESET], &m.ev[PH_RUN2]);
 	r->sim_timed = true;
-	r->sim_modelled_ns = (double)(m.t[PH_RUN2] - m.t[PH_RUN1]);
+	r->sim_modelled_ns = (double)(m.t[PH_RUN2] - m.t[PH_RESET]);
 	check_conservation(&m);
 	kvm_check_invariants(m.kvm);
 	mm_check_invariants(m.mm);
