@@ -4,7 +4,8 @@
  * kvm_tdp_mmu_age_spte, tdp_mmu_zap_leafs, kvm_tdp_mmu_map) and
  * arch/x86/kvm/mmu/mmu.c (kvm_tdp_mmu_page_fault, fast_page_fault,
  * kvm_mmu_faultin_pfn, is_page_fault_stale); 6.12's age_gfn_range with
- * tdp_mmu_clear_spte_bits behind the config's write-locked aging; the
+ * tdp_mmu_clear_spte_bits behind the config's write-locked aging; 6.2's
+ * zap of a root whose last reference went (kvm_tdp_mmu_put_root); the
  * seed's kvm_arch_test_clear_young for x86 (v1, Feb 2023).
  */
 /*
