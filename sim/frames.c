@@ -42,13 +42,10 @@ int sim_nr_frame_ids(void)
 	return nr_frame_names;
 }
 
-void sim_frame_enter(int id)
+void __sim_frame_enter(struct sim_agent *a, int id)
 {
-	struct sim_agent *a = sim_current_agent;
 	struct sim_frame_acc *f;
 
-	if (!a || id <= 0 || a->no_frames)
-		return;
 	(void)sim_now(); /* work done before the call belongs to the caller's frames */
 	if ((u32)id >= a->nr_fr) {
 		u32 n = max((u32)id + 1, 2 * a->nr_fr);
@@ -80,12 +77,8 @@ static void frame_pop(struct sim_agent *a)
 	}
 }
 
-void sim_frame_exit(int id)
+void __sim_frame_exit(struct sim_agent *a, int id)
 {
-	struct sim_agent *a = sim_current_agent;
-
-	if (!a || id <= 0 || a->no_frames)
-		return;
 	(void)sim_now();
 	if (!a->fdepth || a->fstack[a->fdepth - 1] != id)
 		sim_bug("sim_frame_exit(%s) but the innermost frame is %s", sim_frame_name(id),

@@ -29,9 +29,26 @@ int sim_nr_frame_ids(void); /* ids are 1 .. this */
 				  : (sim_frame_cached_ = sim_frame_id(name)); \
 	})
 
-/* No-ops outside an agent, and for id 0. */
-void sim_frame_enter(int id);
-void sim_frame_exit(int id);
+/* No-ops outside an agent, for an agent that keeps no frames, and for id 0. */
+void __sim_frame_enter(struct sim_agent *a, int id);
+void __sim_frame_exit(struct sim_agent *a, int id);
+
+/* inline: most calls are from agents that keep no frames (vCPUs), a test and no call */
+static inline void sim_frame_enter(int id)
+{
+	struct sim_agent *a = sim_current_agent;
+
+	if (a && !a->no_frames && id > 0)
+		__sim_frame_enter(a, id);
+}
+
+static inline void sim_frame_exit(int id)
+{
+	struct sim_agent *a = sim_current_agent;
+
+	if (a && !a->no_frames && id > 0)
+		__sim_frame_exit(a, id);
+}
 
 struct sim_frame_row {
 	int id;
