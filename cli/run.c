@@ -755,6 +755,17 @@ void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o)
 		}
 		fprintf(f, "}");
 	}
+	if (o->r.nr_branch) {
+		/* the same class on the call paths through one function (perf report -G's branch) */
+		fprintf(f, ", \"%s_branch\": {", o->r.branch_of);
+		for (int i = 0; i < o->r.nr_branch; i++) {
+			fprintf(f, "%s", i ? ", " : "");
+			json_str(f, o->r.branch[i].name);
+			fprintf(f, ": ");
+			json_num(f, o->r.branch[i].share);
+		}
+		fprintf(f, "}");
+	}
 	json_perf(f, &o->r);
 	fprintf(f, ", \"finding\": null, \"invariants\": {\"ok\": %s, \"counts\": {",
 		o->ok ? "true" : "false");
@@ -836,6 +847,12 @@ void print_run_table(FILE *f, const struct run_spec *s, const struct run_out *o)
 			o->r.profile_of);
 		for (int i = 0; i < o->r.nr_profile; i++)
 			fprintf(f, "  %6.2f%%  %s\n", 100 * o->r.profile[i].share, o->r.profile[i].name);
+	}
+	if (o->r.nr_branch) {
+		fprintf(f, "%s branch (its share on the call paths through that function, as perf "
+			"report -G shows them):\n", o->r.branch_of);
+		for (int i = 0; i < o->r.nr_branch; i++)
+			fprintf(f, "  %6.2f%%  %s\n", 100 * o->r.branch[i].share, o->r.branch[i].name);
 	}
 	if (o->r.text[0])
 		fprintf(f, "%s", o->r.text);

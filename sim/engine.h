@@ -75,6 +75,9 @@ struct sim_agent {
 	u32 fdepth, fstack_cap;
 	struct sim_frame_acc *fr;
 	u32 nr_fr;
+	/* Call paths (callgraph.c): a tree of nodes, the current one, folded depth. */
+	struct sim_cg_node *cg;
+	u32 nr_cg, cap_cg, cg_cur, cg_skip;
 	struct sim_ctx ctx;
 };
 

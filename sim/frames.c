@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hw/host.h"
+#include "sim/callgraph.h"
 #include "sim/frames.h"
 
 /* Process-wide name registry: ids are stable for the life of the process. */
@@ -59,6 +60,7 @@ void __sim_frame_enter(struct sim_agent *a, int id)
 		a->fstack = host_realloc(a->fstack, a->fstack_cap * sizeof(*a->fstack), "sim frame stack");
 	}
 	a->fstack[a->fdepth++] = id;
+	sim_cg_enter(a, id);
 	f = &a->fr[id];
 	f->calls++;
 	if (f->depth++ == 0) {
@@ -71,6 +73,7 @@ static void frame_pop(struct sim_agent *a)
 {
 	struct sim_frame_acc *f = &a->fr[a->fstack[--a->fdepth]];
 
+	sim_cg_exit(a);
 	if (--f->depth == 0) {
 		f->incl_cpu += a->cpu_ns - f->cpu0;
 		f->incl_sleep += a->sleep_ns - f->sleep0;
@@ -96,6 +99,7 @@ void sim_frames_free(struct sim_agent *a)
 {
 	free(a->fr);
 	free(a->fstack);
+	sim_cg_free(a);
 	a->fr = NULL;
 	a->fstack = NULL;
 	a->nr_fr = a->fdepth = a->fstack_cap = 0;

@@ -105,9 +105,11 @@ def _s3(size):
     def run2(o):
         return o["t"]["json"]["results"]["run2_s"] * full
 
+    # the published kswapd profiles expand the branch through folio_referenced (perf
+    # report -G): rmap_walk_file and _raw_write_lock are compared on it, not whole
     def share(fn):
         def f(o):
-            for name, v in o["t"]["json"].get("kswapd_profile", {}).items():
+            for name, v in o["t"]["json"].get("kswapd_folio_referenced_branch", {}).items():
                 if name == fn:
                     return 100 * (v["children"] if isinstance(v, dict) else v)
             return 0.0

@@ -38,6 +38,7 @@
 #include "mm/shmem.h"
 #include "mm/swap.h"
 #include "mm/switches.h"
+#include "sim/callgraph.h"
 #include "sim/sim.h"
 #include "virt/kvm_host.h"
 #include "workloads/workload.h"
@@ -215,6 +216,7 @@ static void add_results(struct mgm *m, struct run_result *r)
 {
 	const struct hw_counters *r1 = &m->ev[PH_RUN1], *a = &m->ev[PH_RESET], *b = &m->ev[PH_RUN2];
 	struct sim_profile prof;
+	struct sim_callgraph cg;
 
 	run_result_add(r, "prefault_s", (double)(m->t[PH_PREFAULT] - m->t[PH_START]) / 1e9);
 	run_result_add(r, "run1_s", (double)(m->t[PH_RUN1] - m->t[PH_PREFAULT]) / 1e9);
@@ -277,22 +279,86 @@ static void add_results(struct mgm *m, struct run_result *r)
 	}
 	sim_profile_release(&prof);
 
-	/* JSON "perf": every agent's frames, flat (the engine keeps no call chains) */
-	sim_profile_class(&prof, m->e, NULL);
-	r->perf_flat = true;
-	r->perf[0] = (struct perf_node_out){ .name = "max_guest_memory_test", .parent = -1,
-					     .calls = 1, .incl_ns = (double)prof.cpu_ns };
-	r->nr_perf = 1;
-	for (int i = 0; i < prof.nr_rows && r->nr_perf < PERF_MAX_NODES; i++) {
-		struct perf_node_out *n = &r->perf[r->nr_perf++];
+	/* JSON "perf": every agent's call paths (vCPUs keep none) under the test */
+	sim_callgraph_class(&cg, m->e, NULL);
+	r->perf_flat = false;
+	r->nr_perf = min(cg.nr_nodes, PERF_MAX_NODES);
+	for (int i = 0; i < r->nr_perf; i++) {
+		struct perf_node_out *n = &r->perf[i];
 
-		snprintf(n->name, sizeof(n->name), "%s", prof.rows[i].name);
-		n->parent = 0;
-		n->calls = prof.rows[i].calls;
-		n->self_ns = (double)prof.rows[i].self_ns;
-		n->incl_ns = (double)prof.rows[i].incl_ns;
+		snprintf(n->name, sizeof(n->name), "%s", i ? cg.nodes[i].name : "max_guest_memory_test");
+		n->parent = (s16)cg.nodes[i].parent;
+		n->calls = i ? cg.nodes[i].calls : 1;
+		n->incl_ns = (double)cg.nodes[i].incl_ns;
+		n->self_ns = n->incl_ns;
 	}
-	sim_profile_release(&prof);
+	/* self: what the kept callees do not cover (nodes beyond the limit fold into their callers) */
+	for (int i = 1; i < r->nr_perf; i++)
+		r->perf[r->perf[i].parent].self_ns -= r->perf[i].incl_ns;
+	sim_callgraph_release(&cg);
+}
+
+/*
+ * kswapd along the paths through folio_referenced, the branch the
+ * published kswapd profiles show (perf report -G, one path expanded):
+ * each function's share of kswapd's CPU time in the nodes that are
+ * folio_referenced, under it, or above it (outermost per path).
+ * rmap_walk_file and _raw_write_lock are also reached from try_to_unmap
+ * and the invalidation notifier; those paths are not on this branch.
+ */
+static void kswapd_branch(struct run_result *r, const struct sim_engine *e, const char *fn)
+{
+	struct sim_callgraph g;
+	bool *under, *above;
+
+	sim_callgraph_class(&g, e, "kswapd");
+	under = host_calloc((size_t)g.nr_nodes, sizeof(bool), "kswapd branch");
+	above = host_calloc((size_t)g.nr_nodes, sizeof(bool), "kswapd branch");
+	/* parents come before children */
+	for (int i = 1; i < g.nr_nodes; i++)
+		under[i] = !strcmp(g.nodes[i].name, fn) || under[g.nodes[i].parent];
+	for (int i = g.nr_nodes - 1; i > 0; i--)
+		if (under[i] && !strcmp(g.nodes[i].name, fn))
+			above[g.nodes[i].parent] = true;
+		else if (above[i])
+			above[g.nodes[i].parent] = true;
+	snprintf(r->branch_of, sizeof(r->branch_of), "kswapd_%s", fn);
+	r->nr_branch = 0;
+	for (int i = 1; i < g.nr_nodes; i++) {
+		struct run_profile_row *row = NULL;
+		bool outermost = true;
+
+		if (!under[i] && !above[i])
+			continue;
+		for (int p = g.nodes[i].parent; p > 0; p = g.nodes[p].parent)
+			outermost &= !!strcmp(g.nodes[p].name, g.nodes[i].name);
+		if (!outermost)
+			continue;
+		for (int k = 0; k < r->nr_branch; k++)
+			if (!strcmp(r->branch[k].name, g.nodes[i].name))
+				row = &r->branch[k];
+		if (!row) {
+			if (r->nr_branch == RUN_MAX_PROFILE)
+				continue;
+			row = &r->branch[r->nr_branch++];
+			snprintf(row->name, sizeof(row->name), "%s", g.nodes[i].name);
+			row->share = 0;
+			row->calls = 0;
+		}
+		row->share += g.cpu_ns ? (double)g.nodes[i].incl_ns / (double)g.cpu_ns : 0;
+		row->calls += g.nodes[i].calls;
+	}
+	/* largest first, as the profile rows */
+	for (int i = 1; i < r->nr_branch; i++)
+		for (int j = i; j > 0 && r->branch[j].share > r->branch[j - 1].share; j--) {
+			struct run_profile_row t = r->branch[j];
+
+			r->branch[j] = r->branch[j - 1];
+			r->branch[j - 1] = t;
+		}
+	free(under);
+	free(above);
+	sim_callgraph_release(&g);
 }
 
 /* Every page every vCPU owns was stored to exactly once in run2. */
@@ -412,6 +478,7 @@ static int max_guest_memory_run(const struct run_params *p, struct run_result *r
 	kvm_check_invariants(m.kvm);
 	mm_check_invariants(m.mm);
 	add_results(&m, r);
+	kswapd_branch(r, m.e, "folio_referenced");
 
 	kvm_destroy_vm(m.kvm);
 	sim_engine_destroy(m.e);

@@ -42,6 +42,15 @@ struct run_result {
 	int nr_profile;
 	struct run_profile_row profile[RUN_MAX_PROFILE];
 	/*
+	 * The same class along the call paths through one function, as a
+	 * perf report -G call graph shows that branch (JSON
+	 * <class>_<function>_branch): callers' and callees' shares of the
+	 * class's CPU time on those paths only.
+	 */
+	char branch_of[32];
+	int nr_branch;
+	struct run_profile_row branch[RUN_MAX_PROFILE];
+	/*
 	 * The modelled perf profile (hw/perf.h; JSON "perf", run --report):
 	 * the measured phase's call-chain tree, or for a sim workload every
 	 * agent's frames flat under the root (perf_flat).

@@ -82,7 +82,7 @@ def test_every_figure_is_what_reproduce_shows(reproduced):
     assert seen >= 16
 
 
-def test_kswapd_shares_are_the_runs_profile(reproduced):
+def test_kswapd_shares_are_the_runs_branch(reproduced):
     rows = [json.loads(line) for line in open(reproduced / "S3.jsonl")]
     figs = [f for f in figures.all_figures(SMALL) if f.kind == figures.SHARE]
     prof = fit.Profile("x86-kvm-host")
@@ -91,7 +91,7 @@ def test_kswapd_shares_are_the_runs_profile(reproduced):
     for f in figs:
         row = "mglru before" if "spte-test-clear-young" in f.runs["t"] else "mglru after"
         js = next(r for r in rows if r["row"] == row)
-        want = 100 * js["kswapd_profile"].get(f.col, 0.0)
+        want = 100 * js["kswapd_folio_referenced_branch"].get(f.col, 0.0)
         assert abs(lab.value(f, prof.costs, prof.costs) - want) < 1e-6, f.key
 
 

@@ -98,6 +98,26 @@ def test_seed_replaces_per_page_aging_under_the_write_lock(before_after):
         assert p["folio_referenced"] >= p["folio_referenced_one"] - 1e-12
 
 
+def test_kswapd_branch_through_folio_referenced(before_after):
+    # the published profiles expand kswapd's call paths through
+    # folio_referenced: on that branch rmap_walk_file is folio_referenced's
+    # rmap walk only, while the whole profile also counts try_to_unmap's
+    for j in before_after:
+        br, whole = j["kswapd_folio_referenced_branch"], j["kswapd_profile"]
+        assert br["folio_referenced"] == pytest.approx(whole["folio_referenced"])
+        assert br["shrink_folio_list"] == pytest.approx(whole["shrink_folio_list"])
+        assert br["folio_referenced"] >= br["rmap_walk_file"] - 1e-12
+        assert "try_to_unmap" not in br and "shmem_writeout" not in br
+        if whole.get("try_to_unmap", 0) > 0.001:
+            assert whole["rmap_walk_file"] > br["rmap_walk_file"] + 0.0009
+        for fn, v in br.items():
+            assert v <= whole[fn] + 1e-12, fn
+    # before: the write lock on the branch is clear_flush_young's alone
+    b = before_after[0]
+    assert b["kswapd_folio_referenced_branch"]["_raw_write_lock"] <= \
+        b["kswapd_folio_referenced_branch"]["kvm_mmu_notifier_clear_flush_young"] + 1e-12
+
+
 def test_deterministic_for_a_seed(before_after):
     again = run_json(*PRESSURE)
     assert again["results"] == before_after[1]["results"]
