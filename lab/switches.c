@@ -41,6 +41,7 @@ void lab_switches_reset(void)
 		*table[i].flag = true;
 	arm64_sw.full_mode = CONTPTE_FULL_NONE;
 	mm_sw.lru_gen_spte = LRU_GEN_SPTE_NOTIFY;
+	mm_sw.referenced_flush = true;
 }
 
 int lab_nr_switches(void)

@@ -17,6 +17,7 @@ static const struct lab_variant {
 	const char *off;                     /* a switch it turns off, or NULL */
 	enum contpte_full_mode full_mode;    /* with exit-clear-ptes off */
 	enum lru_gen_spte lru_gen_spte;      /* MGLRU and secondary MMUs (S3) */
+	bool referenced_no_flush;            /* folio_referenced_one: clear_young_notify (S3 v2) */
 } variants[] = {
 	/* S2 (exit): the kernel since 6.9 is every switch on */
 	{ "exit", "clear-ptes", NULL, CONTPTE_FULL_NONE },
@@ -30,7 +31,8 @@ static const struct lab_variant {
 	 * and of 7.3 (per batch). The KVM side is the workload's (kvm_config).
 	 */
 	{ "max-guest-memory", "v1", "young_batch", CONTPTE_FULL_NONE, LRU_GEN_SPTE_HOST },
-	{ "max-guest-memory", "v2", "young_batch", CONTPTE_FULL_NONE, LRU_GEN_SPTE_HOST },
+	/* v2's base had "mm: rmap: Don't flush TLB after checking PTE young" (not merged) */
+	{ "max-guest-memory", "v2", "young_batch", CONTPTE_FULL_NONE, LRU_GEN_SPTE_HOST, true },
 	{ "max-guest-memory", "6.12", "young_batch", CONTPTE_FULL_NONE, LRU_GEN_SPTE_NOTIFY },
 	{ "max-guest-memory", "6.15", "young_batch", CONTPTE_FULL_NONE, LRU_GEN_SPTE_NOTIFY },
 	{ "max-guest-memory", "7.3", NULL, CONTPTE_FULL_NONE, LRU_GEN_SPTE_NOTIFY },
@@ -73,4 +75,5 @@ void lab_switches_for_run(const char *workload, const char *variant,
 		lab_switch_off(v->off);
 	arm64_sw.full_mode = v->full_mode;
 	mm_sw.lru_gen_spte = v->lru_gen_spte;
+	mm_sw.referenced_flush = !v->referenced_no_flush;
 }

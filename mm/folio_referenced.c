@@ -31,6 +31,13 @@ struct folio_referenced_arg {
 static bool __folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
 				   unsigned long address, void *arg);
 
+/* one PTE's young test, secondary MMUs asked too; flushing them unless a base did not (S3 v2) */
+static bool referenced_young_notify(struct vm_area_struct *vma, unsigned long address, pte_t *ptep)
+{
+	return mm_sw.referenced_flush ? ptep_clear_flush_young_notify(vma, address, ptep)
+				      : ptep_clear_young_notify(vma, address, ptep);
+}
+
 static bool folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
 				 unsigned long address, void *arg)
 {
@@ -94,14 +101,14 @@ static bool __folio_referenced_one(struct folio *folio, struct vm_area_struct *v
 				lru_gen_look_around(&pvmw, nr);
 				referenced++;
 			}
-			if (ptep_clear_flush_young_notify(vma, address, pvmw.pte))
+			if (referenced_young_notify(vma, address, pvmw.pte))
 				referenced++;
 		} else if (lru_gen_enabled && pvmw.pte) {
 			if (lru_gen_look_around(&pvmw, nr))
 				referenced++;
 		} else if (pvmw.pte) {
 			if (mm_sw.young_batch ? clear_flush_young_ptes_notify(vma, address, pvmw.pte, nr)
-					      : ptep_clear_flush_young_notify(vma, address, pvmw.pte))
+					      : referenced_young_notify(vma, address, pvmw.pte))
 				referenced++;
 		} else {
 			/* the lab has no pmdp_clear_flush_young: no caller ages PMD-mapped folios */

@@ -51,6 +51,14 @@ struct mm_switches {
 	 */
 	bool spte_test_clear_young;
 	enum lru_gen_spte lru_gen_spte; /* set by a variant, not --without */
+	/*
+	 * folio_referenced_one asks secondary MMUs about a PTE it ages with
+	 * ptep_clear_flush_young_notify, as every merged kernel. Off (set by
+	 * a variant): ptep_clear_young_notify, as "mm: rmap: Don't flush TLB
+	 * after checking PTE young for page reference" (Barry Song, 2022,
+	 * not merged) did; S3's v2 was measured on a base with it.
+	 */
+	bool referenced_flush;
 };
 
 extern struct mm_switches mm_sw;

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sim/callgraph.h"
 #include "sim/sim.h"
 #include "tests/ktap.h"
 
@@ -985,6 +986,84 @@ static void bench(void)
 	bench_locks("90% read lock, 50 held / 200-400 away", 64, bench_rw_fn);
 }
 
+static void callgraph_paths(void *arg)
+{
+	int f = SIM_FRAME("F"), g = SIM_FRAME("G"), h = SIM_FRAME("H");
+
+	/* F{10 G{20 F{30} 5} 7} then H{4 G{6}} then F{1 G{2}} */
+	frames_recursive(arg);
+	sim_frame_enter(h);
+	sim_advance(4);
+	sim_frame_enter(g);
+	sim_advance(6);
+	sim_frame_exit(g);
+	sim_frame_exit(h);
+	sim_frame_enter(f);
+	sim_advance(1);
+	sim_frame_enter(g);
+	sim_advance(2);
+	sim_frame_exit(g);
+	sim_frame_exit(f);
+}
+
+static int cg_node(const struct sim_callgraph *g, const char *path)
+{
+	/* "F/G/F": the node of that path from the root, or -1 */
+	char buf[64], *tok, *save;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+		int c;
+
+		for (c = 1; c < g->nr_nodes; c++)
+			if (g->nodes[c].parent == n && !strcmp(g->nodes[c].name, tok))
+				break;
+		if (c == g->nr_nodes)
+			return -1;
+		n = c;
+	}
+	return n;
+}
+
+static void test_callgraph_keeps_paths(void)
+{
+	/*
+	 * Agent 0 (class k): F{10 G{20 F{30} 5} 7} 3, H{4 G{6}}, F{1 G{2}}:
+	 * 88 ns of CPU. Paths: F (two calls: 72 + 3 = 75 incl), F/G (two:
+	 * 55 + 2 = 57), F/G/F (30), H (10), H/G (6). G's total over every
+	 * path is 57 + 6 = 63 (frames.h); under F alone it is 57. Agent 1
+	 * (same class): G{100}: the merged graph adds a root child G (100),
+	 * distinct from F/G. Agent 2 (class s) is left out of class k.
+	 */
+	struct sim_engine *e = new_engine(1, 0);
+	struct sim_callgraph g;
+	int n;
+
+	sim_agent_create(e, "k0", "k", callgraph_paths, NULL);
+	sim_agent_create(e, "k1", "k", frames_flat, NULL);
+	sim_agent_create(e, "s", "s", frames_sleeper, NULL);
+	EXPECT_EQ(sim_run(e), 0);
+	sim_callgraph_class(&g, e, "k");
+	EXPECT_EQ(g.cpu_ns, 188);
+	EXPECT(g.nr_nodes == 7 && g.nodes[0].parent == -1 && g.nodes[0].incl_ns == 188);
+	for (int i = 1; i < g.nr_nodes; i++)
+		EXPECT(g.nodes[i].parent >= 0 && g.nodes[i].parent < i);
+	n = cg_node(&g, "F");
+	EXPECT(n > 0 && g.nodes[n].calls == 2 && g.nodes[n].incl_ns == 75);
+	n = cg_node(&g, "F/G");
+	EXPECT(n > 0 && g.nodes[n].calls == 2 && g.nodes[n].incl_ns == 57);
+	n = cg_node(&g, "F/G/F");
+	EXPECT(n > 0 && g.nodes[n].calls == 1 && g.nodes[n].incl_ns == 30);
+	n = cg_node(&g, "H/G");
+	EXPECT(n > 0 && g.nodes[n].calls == 1 && g.nodes[n].incl_ns == 6);
+	n = cg_node(&g, "G");
+	EXPECT(n > 0 && g.nodes[n].calls == 1 && g.nodes[n].incl_ns == 100);
+	EXPECT_EQ(cg_node(&g, "schedule_timeout"), -1);
+	sim_callgraph_release(&g);
+	sim_engine_destroy(e);
+}
+
 static const struct ktap_case cases[] = {
 	{ "clock_order_and_ties", test_clock_order_and_ties },
 	{ "same_seed_same_trace", test_same_seed_same_trace },
@@ -995,6 +1074,7 @@ static const struct ktap_case cases[] = {
 	{ "spinlock_fifo", test_spinlock_fifo },
 	{ "wait_charged_to_lock_frame", test_wait_charged_to_lock_frame },
 	{ "frames_inclusive_and_self", test_frames_inclusive_and_self },
+	{ "callgraph_keeps_paths", test_callgraph_keeps_paths },
 	{ "swapdev_depth_1", test_swapdev_depth_1 },
 	{ "swapdev_depth_n", test_swapdev_depth_n },
 	{ "cost_hook_charges_the_running_agent", test_cost_hook_charges_the_running_agent },

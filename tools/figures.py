@@ -121,13 +121,15 @@ def _s3(size):
             out.append(Figure("S3", row, col, "x86-kvm-host",
                               {"t": run(variant, col == "before")}, run2, simulated=True,
                               pair=f"S3:{row}:before" if col == "after" else None))
-    for row, before in (("kswapd-before", True), ("kswapd-after", False)):
-        for fn in ("shrink_folio_list", "evict_folios", "folio_referenced", "rmap_walk_file",
-                   "folio_referenced_one", "__mmu_notifier_clear_flush_young",
-                   "kvm_mmu_notifier_clear_flush_young", "_raw_write_lock",
-                   "lru_gen_look_around", "__mmu_notifier_test_clear_young"):
-            out.append(Figure("S3", row, fn, "x86-kvm-host", {"t": run("v1", before)},
-                              share(fn), kind=SHARE, simulated=True))
+    # every published kswapd share: v1's and v2's profiles, before and after
+    for key in published_rows():
+        exp, row, fn = key.split(":")
+        if exp != "S3" or not row.startswith("kswapd-"):
+            continue
+        variant = "v2" if row.startswith("kswapd-v2-") else "v1"
+        out.append(Figure("S3", row, fn, "x86-kvm-host",
+                          {"t": run(variant, row.endswith("-before"))}, share(fn), kind=SHARE,
+                          simulated=True))
     return out
 
 

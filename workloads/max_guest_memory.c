@@ -19,8 +19,10 @@
  * host-only MGLRU scans, folio_referenced_one asking KVM per page under
  * the write lock, flushing when young), and with the seed on top unless
  * --without spte-test-clear-young; v2 the seed's second posting, on
- * mm-unstable of May 2023 (6.4-rc): no young flush, and the reset keeps
- * the EPT root where 6.2 zapped it; 6.12, 6.15 and 7.3 what merged instead (core-mm's shape is set
+ * mm-unstable of May 2023 (6.4-rc) with "mm: rmap: Don't flush TLB after
+ * checking PTE young" (folio_referenced_one calls clear_young, not
+ * clear_flush_young: no flush), and a reset that keeps the EPT root
+ * where 6.2 zapped it; 6.12, 6.15 and 7.3 what merged instead (core-mm's shape is set
  * by the lab, lab/variants.c; KVM's comes from kvm_config_for here).
  */
 #include <stdio.h>
@@ -198,7 +200,6 @@ static int variant_config(const struct run_params *p, enum kvm_mmu_type type,
 	if (base) {
 		/* v1 on 6.2 (Feb 2023), v2 on mm-unstable of May 2023 (6.4-rc) */
 		*cfg = kvm_config_for(type, !strcmp(v, "v1") ? KVM_VERSION(6, 2) : KVM_VERSION(6, 4));
-		cfg->flush_young = !strcmp(v, "v1");
 		cfg->test_clear_young = mm_sw.spte_test_clear_young;
 		return 0;
 	}

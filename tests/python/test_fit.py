@@ -89,7 +89,8 @@ def test_kswapd_shares_are_the_runs_branch(reproduced):
     lab = fit.Lab(prof, figs, 2)
     lab.prime()
     for f in figs:
-        row = "mglru before" if "spte-test-clear-young" in f.runs["t"] else "mglru after"
+        row = ("v2 " if f.row.startswith("kswapd-v2-") else "mglru ") + \
+            ("before" if "spte-test-clear-young" in f.runs["t"] else "after")
         js = next(r for r in rows if r["row"] == row)
         want = 100 * js["kswapd_folio_referenced_branch"].get(f.col, 0.0)
         assert abs(lab.value(f, prof.costs, prof.costs) - want) < 1e-6, f.key
