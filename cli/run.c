@@ -646,6 +646,23 @@ static void json_opt_u64(FILE *f, const char *sep, const char *key, bool applies
 		fputs("null", f);
 }
 
+
+/* ", \"<of>_<what>\": {name: share, ...}", or nothing for no rows */
+static void json_shares(FILE *f, const char *of, const char *what,
+			const struct run_profile_row *rows, int n)
+{
+	if (!n)
+		return;
+	fprintf(f, ", \"%s_%s\": {", of, what);
+	for (int i = 0; i < n; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		json_str(f, rows[i].name);
+		fprintf(f, ": ");
+		json_num(f, rows[i].share);
+	}
+	fprintf(f, "}");
+}
+
 static void json_opt_str(FILE *f, const char *key, bool applies, const char *v)
 {
 	fprintf(f, ", \"%s\": ", key);
@@ -744,28 +761,10 @@ void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o)
 		fprintf(f, ", \"trace\": ");
 		json_lines(f, o->r.text);
 	}
-	if (o->r.nr_profile) {
-		/* perf report --children of one agent class: inclusive shares of its CPU time */
-		fprintf(f, ", \"%s_profile\": {", o->r.profile_of);
-		for (int i = 0; i < o->r.nr_profile; i++) {
-			fprintf(f, "%s", i ? ", " : "");
-			json_str(f, o->r.profile[i].name);
-			fprintf(f, ": ");
-			json_num(f, o->r.profile[i].share);
-		}
-		fprintf(f, "}");
-	}
-	if (o->r.nr_branch) {
-		/* the same class on the call paths through one function (perf report -G's branch) */
-		fprintf(f, ", \"%s_branch\": {", o->r.branch_of);
-		for (int i = 0; i < o->r.nr_branch; i++) {
-			fprintf(f, "%s", i ? ", " : "");
-			json_str(f, o->r.branch[i].name);
-			fprintf(f, ": ");
-			json_num(f, o->r.branch[i].share);
-		}
-		fprintf(f, "}");
-	}
+	/* perf report --children of one agent class: inclusive shares of its CPU time */
+	json_shares(f, o->r.profile_of, "profile", o->r.profile, o->r.nr_profile);
+	/* the same class on the call paths through one function (perf report -G's branch) */
+	json_shares(f, o->r.branch_of, "branch", o->r.branch, o->r.nr_branch);
 	json_perf(f, &o->r);
 	fprintf(f, ", \"finding\": null, \"invariants\": {\"ok\": %s, \"counts\": {",
 		o->ok ? "true" : "false");
