@@ -646,7 +646,6 @@ static void json_opt_u64(FILE *f, const char *sep, const char *key, bool applies
 		fputs("null", f);
 }
 
-
 /* ", \"<of>_<what>\": {name: share, ...}", or nothing for no rows */
 static void json_shares(FILE *f, const char *of, const char *what,
 			const struct run_profile_row *rows, int n)
