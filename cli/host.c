@@ -259,6 +259,8 @@ static int host_once(enum host_workload w, u64 size, u64 folio, bool pmd_mapped,
 			mprotect(p + off, 4096, PROT_READ);
 			mprotect(p + off, 4096, PROT_READ | PROT_WRITE);
 		}
+		/* or khugepaged may map them by PMD again before the munmap (a CI run saw it) */
+		madvise(p, size, MADV_NOHUGEPAGE);
 	}
 	row->pmd_kb = anon_huge_kb(p);
 	if (a0 >= 0) {
