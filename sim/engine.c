@@ -60,7 +60,6 @@ void sim_bug(const char *fmt, ...)
 	abort();
 }
 
-
 static inline bool ent_before(const struct heap_ent *x, const struct heap_ent *y)
 {
 	return x->clock < y->clock || (x->clock == y->clock && x->id < y->id);
@@ -173,10 +172,10 @@ static struct sim_ctx *pick_next(struct sim_engine *e)
 static inline void sync_collected(struct sim_agent *a)
 {
 	struct sim_engine *e = a->eng;
+	struct heap_ent me = ent_of(a);
 	struct sim_agent *n;
 
-	if (!e->heap_n || !(e->heap[0].clock < a->clock ||
-			    (e->heap[0].clock == a->clock && e->heap[0].id < a->id)))
+	if (!e->heap_n || !ent_before(&e->heap[0], &me))
 		return;
 	/* within the quantum of the earliest runnable agent: run on */
 	if (e->cfg.sync_quantum_ns && e->heap[0].clock + e->cfg.sync_quantum_ns > a->clock)
