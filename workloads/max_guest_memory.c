@@ -22,8 +22,9 @@
  * mm-unstable of May 2023 (6.4-rc) with "mm: rmap: Don't flush TLB after
  * checking PTE young" (folio_referenced_one calls clear_young, not
  * clear_flush_young: no flush), and a reset that keeps the EPT root
- * where 6.2 zapped it; 6.12, 6.15 and 7.3 what merged instead (core-mm's shape is set
- * by the lab, lab/variants.c; KVM's comes from kvm_config_for here).
+ * where 6.2 zapped it; 6.12, 6.15 and 7.3 what merged instead
+ * (core-mm's shape is set by the lab, lab/variants.c; KVM's comes from
+ * kvm_config_for here).
  */
 #include <stdio.h>
 #include <stdlib.h>
