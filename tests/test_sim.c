@@ -1064,6 +1064,62 @@ static void test_callgraph_keeps_paths(void)
 	sim_engine_destroy(e);
 }
 
+static void callgraph_many(void *arg)
+{
+	char name[32];
+
+	/* 5000 distinct callees of the root, 1 ns each; the last with a callee of its own */
+	for (int i = 0; i < 5000; i++) {
+		int id;
+
+		snprintf(name, sizeof(name), "cg%d", i);
+		id = sim_frame_id(name);
+		sim_frame_enter(id);
+		sim_advance(1);
+		if (i == 4999) {
+			sim_frame_enter(SIM_FRAME("F"));
+			sim_advance(1);
+			sim_frame_exit(SIM_FRAME("F"));
+		}
+		sim_frame_exit(id);
+	}
+	/* after the folded ones the agent is back at the root: a known path still counts */
+	sim_frame_enter(SIM_FRAME("cg0"));
+	sim_advance(2);
+	sim_frame_exit(SIM_FRAME("cg0"));
+}
+
+static void test_callgraph_folds_beyond_its_limit(void)
+{
+	/*
+	 * The tree keeps SIM_CG_MAX_NODES nodes (the root and 4095 callees);
+	 * the other 905 callees, and F under the last, fold into the root:
+	 * their time is the root's self. cg0 was kept: two calls, 1 + 2 ns.
+	 */
+	struct sim_engine *e = new_engine(1, 0);
+	struct sim_callgraph g;
+	u64 kids = 0;
+	int n;
+
+	sim_agent_create(e, "m", "m", callgraph_many, NULL);
+	EXPECT_EQ(sim_run(e), 0);
+	EXPECT_EQ(sim_agent(e, 0)->nr_cg, SIM_CG_MAX_NODES);
+	EXPECT_EQ(sim_agent(e, 0)->cg_cur, 0);
+	EXPECT_EQ(sim_agent(e, 0)->cg_skip, 0);
+	sim_callgraph_class(&g, e, "m");
+	EXPECT_EQ(g.nr_nodes, SIM_CG_MAX_NODES);
+	EXPECT_EQ(g.cpu_ns, 5003);
+	for (int i = 1; i < g.nr_nodes; i++)
+		kids += g.nodes[i].parent == 0 ? g.nodes[i].incl_ns : 0;
+	EXPECT_EQ(kids, 4095 + 2);
+	n = cg_node(&g, "cg0");
+	EXPECT(n > 0 && g.nodes[n].calls == 2 && g.nodes[n].incl_ns == 3);
+	EXPECT_EQ(cg_node(&g, "cg4999"), -1);
+	EXPECT_EQ(cg_node(&g, "cg4999/F"), -1);
+	sim_callgraph_release(&g);
+	sim_engine_destroy(e);
+}
+
 static const struct ktap_case cases[] = {
 	{ "clock_order_and_ties", test_clock_order_and_ties },
 	{ "same_seed_same_trace", test_same_seed_same_trace },
@@ -1075,6 +1131,7 @@ static const struct ktap_case cases[] = {
 	{ "wait_charged_to_lock_frame", test_wait_charged_to_lock_frame },
 	{ "frames_inclusive_and_self", test_frames_inclusive_and_self },
 	{ "callgraph_keeps_paths", test_callgraph_keeps_paths },
+	{ "callgraph_folds_beyond_its_limit", test_callgraph_folds_beyond_its_limit },
 	{ "swapdev_depth_1", test_swapdev_depth_1 },
 	{ "swapdev_depth_n", test_swapdev_depth_n },
 	{ "cost_hook_charges_the_running_agent", test_cost_hook_charges_the_running_agent },
