@@ -99,6 +99,20 @@ static inline void set_pte_at(struct mm_struct *mm, unsigned long addr,
 	set_ptes(mm, addr, ptep, pte, 1);
 }
 
+/*
+ * The end of a batch of PTE updates under the PTL (zap_pte_range). No arch
+ * in the lab defers work to it; the checker settles what a fullmm
+ * teardown promised to finish by then (arch/postcond.h).
+ */
+static inline void arch_enter_lazy_mmu_mode(void)
+{
+}
+
+static inline void arch_leave_lazy_mmu_mode(void)
+{
+	postcond_lazy_mmu_leave();
+}
+
 /* Clears without reporting: the caller does not need young/dirty. */
 static inline void clear_full_ptes(struct mm_struct *mm, unsigned long addr,
 				   pte_t *ptep, unsigned int nr, int full)
@@ -141,6 +155,7 @@ static inline pte_t ptep_get_and_clear_full(struct mm_struct *mm,
 
 	pte_op_count(PTE_OP_ptep_get_and_clear_full, ptep);
 	postcond_start(&pc, "ptep_get_and_clear_full", mm, addr, ptep, 1, false);
+	pc.full = full;
 	pte = arch->pte.ptep_get_and_clear_full(mm, addr, ptep, full);
 	pte_op_return(PTE_OP_ptep_get_and_clear_full, pte_val(pte));
 	oracle_report(ptep, 1, pte_young(pte), pte_dirty(pte), true, true,

@@ -39,6 +39,7 @@ void postcond_start(struct postcond *pc, const char *op, struct mm_struct *mm,
 	pc->addr = addr;
 	pc->nr = nr;
 	pc->hw_updates = hw_events.v[EV_hw_update];
+	pc->full = false;
 	pc->edge_nr[0] = pc->edge_nr[1] = 0;
 	pc->snap_nr = 0;
 	if (young_map) {
@@ -111,6 +112,43 @@ static void fail(const struct postcond *pc, const pte_t *ptep, const char *what)
 		     hw_ptep_name(&ptep->pte), what);
 }
 
+static bool block_whole(pte_t *b)
+{
+	bool any = false;
+
+	for (unsigned int i = 0; i < cont_n() && !any; i++)
+		any = hw_fmt_cont(FMT, raw(&b[i])) && hw_fmt_leaf3(FMT, raw(&b[i]));
+	return !any || hw_cont_block_consistent(&b->pte);
+}
+
+/*
+ * A fullmm teardown's ptep_get_and_clear_full(full=1) may leave a block
+ * partly cleared and still contiguous: its caller promises to clear the
+ * rest before the lazy-MMU section ends and the TLB is flushed (the
+ * contract of S2's "simple" and "robust" designs). Such blocks are owed,
+ * and checked at arch_leave_lazy_mmu_mode(). One owed at a time: the zap
+ * goes up through a block, so a second means the first was left.
+ */
+static struct {
+	pte_t *block;
+	const char *op;
+	unsigned long addr;
+} owed;
+
+static void owed_check(const char *when)
+{
+	if (owed.block && !block_whole(owed.block))
+		hw_violation(VIOL_BAD_CONT_BLOCK, "%s(va %#lx, full) left the block at %s partly "
+			     "contiguous, and %s came before it was whole again", owed.op, owed.addr,
+			     hw_ptep_name(&owed.block->pte), when);
+	owed.block = NULL;
+}
+
+void postcond_lazy_mmu_leave(void)
+{
+	owed_check("the end of the lazy-MMU section");
+}
+
 /*
  * Whatever an op wrote: the blocks it touched are whole or not contiguous
  * at all, and the entries beside the range still map their frames.
@@ -123,14 +161,22 @@ static void blocks_whole(const struct postcond *pc)
 	if (!n)
 		return;
 	for (pte_t *b = block_start(pc->ptep); b < pc->ptep + pc->nr; b += n) {
-		bool any = false;
-
-		for (unsigned int i = 0; i < n && !any; i++)
-			any = hw_fmt_cont(FMT, raw(&b[i])) && hw_fmt_leaf3(FMT, raw(&b[i]));
-		if (any && !hw_cont_block_consistent(&b->pte))
-			hw_violation(VIOL_BAD_CONT_BLOCK, "%s(va %#lx, nr %u) left the block at %s "
-				     "partly contiguous or inconsistent", pc->op, pc->addr, pc->nr,
-				     hw_ptep_name(&b->pte));
+		if (block_whole(b)) {
+			if (b == owed.block)
+				owed.block = NULL;
+			continue;
+		}
+		if (pc->full && pc->nr == 1) {
+			if (owed.block != b)
+				owed_check("a full clear of another block");
+			owed.block = b;
+			owed.op = pc->op;
+			owed.addr = pc->addr;
+			continue;
+		}
+		hw_violation(VIOL_BAD_CONT_BLOCK, "%s(va %#lx, nr %u) left the block at %s "
+			     "partly contiguous or inconsistent", pc->op, pc->addr, pc->nr,
+			     hw_ptep_name(&b->pte));
 	}
 	for (int e = 0; e < 2; e++) {
 		/* most often untouched (one thread runs the simulation: a plain compare) */

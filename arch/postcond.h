@@ -11,7 +11,9 @@
  *   set_access_flags    a walker that checks one descriptor (no HA, or
  *                       no HD, somewhere on the machine) can now access;
  * and for every op that writes: contiguous blocks at the edges of the
- * range are whole and consistent (its neighbours kept their frames).
+ * range are whole and consistent (its neighbours kept their frames); a
+ * fullmm ptep_get_and_clear_full() may leave its block partly cleared
+ * until arch_leave_lazy_mmu_mode(), as its caller promises to finish it.
  * The hardware may set young/dirty during an operation (interleaving):
  * then the "reads old/clean" parts do not apply. A lockless reader that
  * raced the operation (hw/interleave.h) must have seen an entry absent
@@ -30,6 +32,7 @@ struct postcond {
 	unsigned long addr;
 	unsigned int nr;
 	u64 hw_updates;       /* hardware A/D updates so far */
+	bool full;            /* a fullmm clear of one entry: its block may be owed */
 	u64 acted;            /* agents' actions inside operations so far */
 	u64 young_before[8];  /* clear_flush_young: pages young before (nr <= 512) */
 	/* the entries of the edge blocks outside the range */
@@ -55,6 +58,7 @@ void postcond_young_dirty_cleared(const struct postcond *pc, cydp_t flags);
 void postcond_wrprotected(const struct postcond *pc);
 void postcond_set(const struct postcond *pc, pte_t pte);
 void postcond_cleared(const struct postcond *pc);
+void postcond_lazy_mmu_leave(void);
 void postcond_access_flags(const struct postcond *pc, pte_t entry, int dirty);
 
 #endif

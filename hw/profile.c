@@ -21,7 +21,8 @@ static char *trim(char *s)
 /*
  * Format: "key = value" lines, '#' starts a comment. Keys: name, arch,
  * description, fitted_on, cost.EVENT (ns per event), swap.*, and for
- * tools/fit.py: fit.free, fit.on and range.EVENT = LO HI. Every event but
+ * tools/fit.py: fit.free, fit.on, range.EVENT = LO HI, derive.from and
+ * derive.scale. Every event but
  * the count-only ones needs a cost: a profile written before an event
  * existed fails here, naming it, instead of costing it 0 in silence.
  */
@@ -76,8 +77,12 @@ int profile_parse(FILE *f, const char *where, const char *name, struct profile *
 			}
 			p->cost[ev] = v;
 			costed[ev] = true;
-		} else if (!strcmp(key, "fit.free") || !strcmp(key, "fit.on")) {
-			/* tools/fit.py's: the costs it solves, the figures it fitted on */
+		} else if (!strcmp(key, "fit.free") || !strcmp(key, "fit.on") ||
+			   !strcmp(key, "derive.from") || !strcmp(key, "derive.scale")) {
+			/*
+			 * tools/fit.py's: the costs it solves, the figures it fitted
+			 * on; the profile whose costs (scaled) it writes into this one
+			 */
 			continue;
 		} else if (!strncmp(key, "range.", 6)) {
 			/* a fitted cost's stated range: tools/fit.py's bounds and prior */

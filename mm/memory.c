@@ -394,6 +394,77 @@ static void zap_present_folio_ptes(struct mmu_gather *tlb,
 	}
 }
 
+/*
+ * Contpte series v3 01/15 (Dec 2023): how many entries from ptep map the
+ * following pages of folio with the same permissions (young and dirty
+ * ignored), up to the folio's end or end. One ptep_get() per entry: on a
+ * contiguous block each is a whole-block gather, as 2023's
+ * contpte_ptep_get had no batch hint.
+ */
+static int folio_nr_pages_cont_mapped(struct folio *folio, struct page *page,
+				      pte_t *ptep, unsigned long addr,
+				      unsigned long end, pte_t ptent)
+{
+	PERF_FUNC();
+	unsigned long folio_end;
+	pte_t expected;
+	int floops, i;
+
+	if (!folio_test_large(folio))
+		return 1;
+	folio_end = addr + (folio_pfn(folio) + folio_nr_pages(folio) - page_to_pfn(page)) * PAGE_SIZE;
+	floops = (int)((min(folio_end, end) - addr) >> PAGE_SHIFT);
+	expected = pte_batch_clear_ignored(ptent, FPB_RESPECT_WRITE);
+	for (i = 1; i < floops; i++) {
+		pte_t pte = ptep_get(ptep + i);
+
+		expected = pte_advance_pfn(expected, 1);
+		if (!pte_present(pte) ||
+		    !pte_same(pte_batch_clear_ignored(pte, FPB_RESPECT_WRITE), expected))
+			break;
+	}
+	return i;
+}
+
+/*
+ * Contpte series v3 02/15's zap of present entries: the folio's run is
+ * capped by what the gather can take without flushing mid-run, cleared by
+ * one clear_ptes() (get_and_clear_full_ptes since 6.9), and then each
+ * page is unmapped and gathered on its own, as 6.7 did.
+ */
+static int zap_present_ptes_v3(struct mmu_gather *tlb, struct vm_area_struct *vma,
+			       pte_t *ptep, pte_t ptent, unsigned long addr,
+			       unsigned long end, bool *force_flush, bool *force_break)
+{
+	PERF_FUNC();
+	struct mm_struct *mm = vma->vm_mm;
+	struct page *page = pfn_to_page(pte_pfn(ptent));
+	struct folio *folio = page_folio(page);
+	int nr = folio_nr_pages_cont_mapped(folio, page, ptep, addr, end, ptent);
+
+	nr = max(1, min(nr, (int)tlb_get_guaranteed_space(tlb)));
+	ptent = get_and_clear_full_ptes(mm, addr, ptep, (unsigned int)nr, tlb->fullmm);
+	for (int i = 0; i < nr; i++)
+		tlb_remove_tlb_entries(tlb, addr + (unsigned long)i * PAGE_SIZE, 1);
+	if (!folio_test_anon(folio)) {
+		if (pte_dirty(ptent))
+			folio_set_dirty(folio);
+		if (pte_young(ptent))
+			folio_set_referenced(folio);
+	}
+	for (int i = 0; i < nr; i++, page++) {
+		mm->rss--;
+		folio_remove_rmap_ptes(folio, page, 1, vma);
+		if (__tlb_remove_page(tlb, page, false)) {
+			/* only the run's last page can fill the gather: the cap above */
+			*force_flush = true;
+			*force_break = true;
+			return i + 1;
+		}
+	}
+	return nr;
+}
+
 static int zap_present_ptes(struct mmu_gather *tlb, struct vm_area_struct *vma,
 			    pte_t *ptep, pte_t ptent, int max_nr,
 			    unsigned long addr, bool *force_flush,
@@ -403,6 +474,11 @@ static int zap_present_ptes(struct mmu_gather *tlb, struct vm_area_struct *vma,
 	struct page *page = pfn_to_page(pte_pfn(ptent));
 	struct folio *folio = page_folio(page);
 	int nr = 1;
+
+	if (!mm_sw.zap_batch && mm_sw.zap_clear_ptes_v3)
+		return zap_present_ptes_v3(tlb, vma, ptep, ptent, addr,
+					   addr + (unsigned long)max_nr * PAGE_SIZE,
+					   force_flush, force_break);
 
 	if (folio_test_large(folio) && max_nr != 1 && mm_sw.zap_batch)
 		nr = (int)folio_pte_batch(folio, ptep, ptent, (unsigned int)max_nr);
@@ -424,6 +500,7 @@ retry:
 	start_pte = ptep = pte_offset_map_lock(vma->vm_mm, pmdp, addr, &ptl);
 	if (!ptep)
 		return end;
+	arch_enter_lazy_mmu_mode();
 	do {
 		pte_t ptent = ptep_get(ptep);
 		int max_nr = (int)((end - addr) / PAGE_SIZE);
@@ -439,6 +516,7 @@ retry:
 			break;
 		}
 	} while (ptep += nr, addr += PAGE_SIZE * (unsigned long)nr, addr != end);
+	arch_leave_lazy_mmu_mode();
 
 	/* flush before dropping the PTL, then free what was gathered */
 	if (force_flush)

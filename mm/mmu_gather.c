@@ -105,6 +105,25 @@ static bool tlb_next_batch(struct mmu_gather *tlb)
 	return true;
 }
 
+/*
+ * Contpte series v3 02/15 (Dec 2023, not merged in this form): how many
+ * pages the gather takes before it must flush, allocating the next batch
+ * now if it can (v4 made this tlb_reserve_space(): the allocation cost a
+ * page even for one PTE).
+ */
+unsigned int tlb_get_guaranteed_space(struct mmu_gather *tlb)
+{
+	struct mmu_gather_batch *batch = tlb->active;
+	unsigned int nr_next = 0;
+
+	if (tlb_next_batch(tlb)) {
+		tlb->active = batch;
+		nr_next = batch->next->max;
+	}
+	/* __tlb_remove_folio_pages moves on with one slot left */
+	return batch->max - 1 - batch->nr + (nr_next ? nr_next - 1 : 0);
+}
+
 static void tlb_batch_pages_flush(struct mmu_gather *tlb)
 {
 	PERF_FUNC();

@@ -16,6 +16,7 @@ void tlb_flush_mmu(struct mmu_gather *tlb);
 void tlb_flush_mmu_tlbonly(struct mmu_gather *tlb);
 bool __tlb_remove_folio_pages(struct mmu_gather *tlb, struct page *page,
 			      unsigned int nr_pages, bool delay_rmap);
+unsigned int tlb_get_guaranteed_space(struct mmu_gather *tlb);
 bool __tlb_remove_page(struct mmu_gather *tlb, struct page *page, bool delay_rmap);
 void tlb_remove_tlb_entries(struct mmu_gather *tlb, unsigned long address,
 			    unsigned int nr);

@@ -26,6 +26,14 @@ enum lru_gen_spte {
 
 struct mm_switches {
 	bool zap_batch;   /* zap_pte_range: folio_pte_batch + mmu_gather nr_pages (S5) */
+	/*
+	 * Set by a variant (S2's clear-ptes), effective with zap_batch off:
+	 * zap_pte_range as in R. Roberts' contpte series v3 (Dec 2023, "mm:
+	 * Batch-clear PTE ranges during zap_pte_range()"), the kernel S2's
+	 * clear_ptes figure was measured on: one clear_ptes() per folio run,
+	 * rss, rmap and the gather still per page.
+	 */
+	bool zap_clear_ptes_v3;
 	bool fork_batch;  /* copy_pte_range: folio_pte_batch + wrprotect_ptes per folio */
 	bool young_batch; /* rmap/MGLRU: one young test over a folio's PTEs (S1) */
 	/*

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests of the arm64 dispatchers and the reference contpte layer. */
+#include "arch/arm64/switches.h"
 #include "hw/phys.h"
 #include "tests/ktap.h"
 #include "tests/lab_test.h"
@@ -179,6 +180,88 @@ static void test_get_and_clear_unfolds_only_partial_ends(void)
 	clear_full_ptes(t.mm, T_BASE, &p[0], 4, 0);
 	EXPECT_EQ(hw_violations.total, 0);
 	do_munmap(t.mm, T_BASE, SZ_2M);
+	t_teardown(&t);
+}
+
+/*
+ * S2's posted ways of clearing one entry of a dying mm's block. Both leave
+ * the block contiguous while the zap goes through it; robust stashes each
+ * cleared entry's young/dirty in the block's top entry and gathers again,
+ * so the last clear still reports them, where simple lets them go.
+ */
+static pte_t clear_block_one_by_one(struct t_lab *t, pte_t *p, enum contpte_full_mode mode,
+				    u64 *gathers)
+{
+	pte_t pte = __pte(0);
+	u64 before;
+
+	arm64_sw.full_mode = mode;
+	lab_switch_off("exit-clear-ptes");
+	lab_switch_off("ptep-get-early-exit");
+	before = hw_events.v[EV_contpte_get];
+	for (int i = 0; i < 16; i++) {
+		pte = ptep_get_and_clear_full(t->mm, T_BASE + i * PAGE_SIZE, &p[i], 1);
+		if (i < 15)
+			EXPECT(raw_cont(&p[15]));
+	}
+	*gathers = hw_events.v[EV_contpte_get] - before;
+	arch_leave_lazy_mmu_mode();
+	return pte;
+}
+
+static void test_full_clear_simple_and_robust(void)
+{
+	struct t_lab t;
+	u64 gathers;
+	pte_t last;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
+	t_touch(&t, 0, SZ_64K, true);
+	pte_t *p = t_ptep(&t, 0);
+	/* the block's young and dirty live in entry 3 alone */
+	raw_age(p, 16);
+	p[3].pte |= A64_AF | A64_SWDIRTY;
+	last = clear_block_one_by_one(&t, p, CONTPTE_FULL_ROBUST, &gathers);
+	EXPECT(pte_young(last) && pte_dirty(last));
+	/* entries 0..2 found nothing to stash: gathered; 3..14 stashed, gathered */
+	EXPECT_EQ(gathers, 15);
+	for (int i = 0; i < 16; i++)
+		EXPECT(pte_none(ptep_get(&p[i])));
+	EXPECT_EQ(hw_violations.total, 0);
+	t_teardown(&t);
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
+	t_touch(&t, 0, SZ_64K, true);
+	p = t_ptep(&t, 0);
+	raw_age(p, 16);
+	p[3].pte |= A64_AF | A64_SWDIRTY;
+	last = clear_block_one_by_one(&t, p, CONTPTE_FULL_SIMPLE, &gathers);
+	EXPECT(!pte_young(last) && !pte_dirty(last));
+	EXPECT_EQ(gathers, 0);
+	EXPECT_EQ(hw_violations.total, 0);
+	t_teardown(&t);
+}
+
+/* The full contract: a block left partly cleared at the lazy-MMU end is reported. */
+static void test_full_clear_left_unfinished(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
+	t_touch(&t, 0, 2 * SZ_64K, true);
+	pte_t *p = t_ptep(&t, 0);
+	arm64_sw.full_mode = CONTPTE_FULL_SIMPLE;
+	lab_switch_off("exit-clear-ptes");
+	ptep_get_and_clear_full(t.mm, T_BASE, &p[0], 1);
+	EXPECT_EQ(hw_violations.total, 0);
+	/* going on to the next block leaves the first: reported then */
+	ptep_get_and_clear_full(t.mm, T_BASE + SZ_64K, &p[16], 1);
+	EXPECT_EQ(hw_violations.count[VIOL_BAD_CONT_BLOCK], 1);
+	arch_leave_lazy_mmu_mode();
+	EXPECT_EQ(hw_violations.count[VIOL_BAD_CONT_BLOCK], 2);
+	/* without full, one entry's clear unfolds: nothing owed */
+	arm64_sw.full_mode = CONTPTE_FULL_NONE;
+	hw_violations_reset();
 	t_teardown(&t);
 }
 
@@ -370,6 +453,8 @@ static void test_tlb_conflict_detected(void)
 
 static const struct ktap_case cases[] = {
 	{ "fault_maps_contiguous_blocks", test_fault_maps_contiguous_blocks },
+	{ "full_clear_simple_and_robust", test_full_clear_simple_and_robust },
+	{ "full_clear_left_unfinished", test_full_clear_left_unfinished },
 	{ "no_contpte_switch", test_no_contpte_switch },
 	{ "ptep_get_gathers_any_entry", test_ptep_get_gathers_any_entry },
 	{ "ptep_get_early_exit", test_ptep_get_early_exit },

@@ -340,30 +340,40 @@ static void test_failed_run_leaves_nothing(void)
 static void test_exit_variants_are_the_labs(void)
 {
 	const struct workload *w = workload_by_name("exit");
-	const char *names[] = { "clear-ptes", "baseline", "no-opt", "simple-full", "robust-full" };
+	const char *names[] = { "7.3", "baseline", "no-opt", "simple-full", "robust-full", "clear-ptes" };
 	char list[128] = "";
 
 	for (unsigned int i = 0; i < ARRAY_SIZE(names); i++) {
 		EXPECT(lab_variant_sets_switches("exit", names[i]));
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? "|" : "", names[i]);
+		/* every switch a variant names exists (a wrong name aborts here) */
+		lab_switches_for_run("exit", names[i], NULL, 0);
 	}
 	EXPECT(w && !strcmp(w->variants, list));
 	EXPECT(!lab_variant_sets_switches("exit", "bogus"));
 	EXPECT(!lab_variant_sets_switches("fuzz", "pte-only"));
 	EXPECT(!lab_variant_ref_only("exit", "clear-ptes"));
 	EXPECT(!lab_variant_ref_only("exit", "baseline"));
+	EXPECT(!lab_variant_ref_only("exit", "7.3"));
 	EXPECT(lab_variant_ref_only("exit", "no-opt"));
 	EXPECT(lab_variant_ref_only("exit", "robust-full"));
 	/* the run's switches: --without's and the variant's, from all on */
-	const char *without[] = { "zap-batch" };
+	const char *without[] = { "fork-batch" };
 	lab_switches_for_run("exit", "simple-full", without, 1);
-	EXPECT(!mm_sw.zap_batch && mm_sw.fork_batch && arm64_sw.contpte);
+	EXPECT(!mm_sw.fork_batch && arm64_sw.contpte && !mm_sw.zap_clear_ptes_v3);
 	EXPECT(!arm64_sw.exit_clear_ptes && arm64_sw.full_mode == CONTPTE_FULL_SIMPLE);
+	/* S2's rows are 2023 kernels: 6.7's zap, rmap queueing and release_pages */
+	EXPECT(!mm_sw.zap_batch && !mm_sw.deferred_split_partial && !mm_sw.folio_batch_free);
 	lab_switches_for_run("exit", "baseline", NULL, 0);
-	EXPECT(mm_sw.zap_batch && !arm64_sw.contpte && arm64_sw.exit_clear_ptes);
+	EXPECT(!mm_sw.zap_batch && !arm64_sw.contpte && arm64_sw.exit_clear_ptes);
 	EXPECT(arm64_sw.full_mode == CONTPTE_FULL_NONE);
+	lab_switches_for_run("exit", "clear-ptes", NULL, 0);
+	EXPECT(!mm_sw.zap_batch && mm_sw.zap_clear_ptes_v3 && arm64_sw.contpte &&
+	       arm64_sw.exit_clear_ptes);
+	lab_switches_for_run("exit", "7.3", NULL, 0);
+	EXPECT(mm_sw.zap_batch && !mm_sw.zap_clear_ptes_v3 && mm_sw.folio_batch_free);
 	lab_switches_for_run("munmap", NULL, NULL, 0);
-	EXPECT(arm64_sw.contpte && arm64_sw.exit_clear_ptes);
+	EXPECT(arm64_sw.contpte && arm64_sw.exit_clear_ptes && !mm_sw.zap_clear_ptes_v3);
 }
 
 /* The determinism cases go first: they must see this process's first runs. */

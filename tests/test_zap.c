@@ -2,6 +2,10 @@
 /* zap/munmap: counts return to zero, no TLB entry survives, batching pays. */
 #include "tests/ktap.h"
 #include "tests/lab_test.h"
+#include "mm/switches.h"
+
+/* zap_pte_range of contpte series v3 (S2's clear-ptes) for the next zap_run */
+static bool zap_v3;
 
 struct zap_out {
 	struct hw_counters ev;
@@ -18,6 +22,9 @@ static void zap_run(const char *arch_name, u64 folio, bool batch, u64 off,
 	t_setup(&t, arch_name, SZ_2M * 4, folio, HW_POLICY_RANDOM);
 	if (!batch)
 		lab_switch_off("zap-batch");
+	mm_sw.zap_clear_ptes_v3 = zap_v3;
+	if (zap_v3) /* nor did 2023's contpte_ptep_get stop early */
+		lab_switch_off("ptep-get-early-exit");
 	t_touch(&t, 0, SZ_2M * 4, true);
 	/* the other CPU caches some translations too */
 	switch_mm(&hw_machine.cpu[1], t.mm);
@@ -55,6 +62,38 @@ static void test_batched_saves_rmap_and_refs(void)
 	EXPECT_EQ(a.pt_live, b.pt_live);
 	EXPECT_EQ(a.rss, 0);
 	EXPECT_EQ(b.rss, 0);
+}
+
+/*
+ * The Dec 2023 zap: per 64K block one gather at the loop's top and one per
+ * further entry in folio_nr_pages_cont_mapped (16 in all), one clear_ptes()
+ * of the whole block (no unfold), then rmap and gather per page.
+ */
+static void test_clear_ptes_v3_exact_counts(void)
+{
+	struct zap_out a, b;
+	const u64 blocks = SZ_2M * 4 / SZ_64K;
+
+	zap_v3 = true;
+	zap_run("arm64", SZ_64K, false, 0, SZ_2M * 4, &a);
+	zap_v3 = false;
+	zap_run("arm64", SZ_64K, false, 0, SZ_2M * 4, &b);
+	EXPECT_EQ(a.ev.v[EV_contpte_get], 16 * blocks);
+	EXPECT_EQ(a.ev.v[EV_contpte_get_read], 16 * 16 * blocks);
+	EXPECT_EQ(a.ev.v[EV_unfold], 0);
+	EXPECT_EQ(b.ev.v[EV_unfold], blocks);
+	EXPECT_EQ(a.ev.v[EV_pte_atomic], 16 * blocks);
+	/* rmap and references as the per-PTE zap: one call, one atomic per page */
+	EXPECT_EQ(a.ev.v[EV_rmap_call], 16 * blocks);
+	EXPECT_EQ(a.ev.v[EV_rmap_call], b.ev.v[EV_rmap_call]);
+	EXPECT_EQ(a.ev.v[EV_folio_ref_atomic], b.ev.v[EV_folio_ref_atomic]);
+	EXPECT_EQ(a.free_pages, b.free_pages);
+	EXPECT_EQ(a.rss, 0);
+	/* a range that starts and ends inside blocks unfolds those two only */
+	zap_v3 = true;
+	zap_run("arm64", SZ_64K, false, 5 * PAGE_SIZE, SZ_2M + 7 * PAGE_SIZE, &a);
+	zap_v3 = false;
+	EXPECT_EQ(a.ev.v[EV_unfold], 2);
 }
 
 static void test_order0_same_work(void)
@@ -135,6 +174,7 @@ static void test_x86_shootdown(void)
 static const struct ktap_case cases[] = {
 	{ "x86_shootdown", test_x86_shootdown },
 	{ "batched_saves_rmap_and_refs", test_batched_saves_rmap_and_refs },
+	{ "clear_ptes_v3_exact_counts", test_clear_ptes_v3_exact_counts },
 	{ "order0_same_work", test_order0_same_work },
 	{ "partial_munmap_mid_folio", test_partial_munmap_mid_folio },
 	{ "pmd_mapped", test_pmd_mapped },

@@ -99,6 +99,44 @@ class Profile:
         return text
 
 
+def derived_profiles(base):
+    """The profiles whose costs are base's, scaled (derive.from = base)."""
+    out = []
+    for f in sorted(os.listdir(os.path.dirname(base.path))):
+        if f.endswith(".prof") and not f.startswith("fit-scratch-"):
+            d = Profile(os.path.join(os.path.dirname(base.path), f))
+            if d.get("derive.from") == base.name:
+                out.append(d)
+    return out
+
+
+def derived_costs(base, derived):
+    """A derived profile's costs: its base's, times derive.scale's factors
+    (pairs COST FACTOR; a cost not named keeps the base's value)."""
+    words = (derived.get("derive.scale") or "").split()
+    if len(words) % 2:
+        raise FitError(f"{derived.path}: derive.scale takes pairs COST FACTOR")
+    scale = {words[i]: float(words[i + 1]) for i in range(0, len(words), 2)}
+    for k in scale:
+        if k not in base.costs:
+            raise FitError(f"{derived.path}: derive.scale names {k}, which {base.name} does not cost")
+    if set(derived.costs) != set(base.costs):
+        raise FitError(f"{derived.path}: its costs are not {base.name}'s: "
+                       f"{sorted(set(derived.costs) ^ set(base.costs))}")
+    return {k: v * scale.get(k, 1.0) for k, v in base.costs.items()}
+
+
+def derive(base):
+    """Rewrite every profile derived from base (after base was written)."""
+    for d in derived_profiles(base):
+        costs = derived_costs(base, d)
+        text = d.with_costs(costs, fitted_on=f"nothing of its own: {base.name}'s costs "
+                            f"({base.get('fitted_on')}), derive.scale applied")
+        with open(d.path, "w") as f:
+            f.write(text)
+        print(f"wrote {d.path} (derived from {base.name})")
+
+
 def lab_run(args, profile_path, timeout=1800):
     """`ptelab run ARGS --profile P --json`: its JSON object."""
     prof = os.path.basename(profile_path)[:-5]
@@ -365,6 +403,8 @@ def main(argv):
         with open(dest, "w") as f:
             f.write(text)
         print(f"wrote {dest}")
+        if not a.out:
+            derive(Profile(dest))
     return 0
 
 

@@ -13,15 +13,19 @@
  * leaves a partly mapped folio whose block the teardown covers partly.
  * The measured phase is exit_mmap of every process.
  *
- * --variant picks S2's kernels, each a set of switches the lab sets before
- * the run (lab/variants.c); this code is the same for all of them:
+ * --variant picks a kernel, a set of switches the lab sets before the run
+ * (lab/variants.c); this code is the same for all of them:
+ *   7.3          every switch on: the batched zap of 6.9/6.10, clear_full_ptes
+ * and S2's rows, the kernels of Dec 2023 (6.7's per-PTE zap, rmap and
+ * release_pages):
  *   baseline     no contpte at all
  *   no-opt       contpte; clearing a block entry unfolds it first
  *   simple-full  contpte; at exit, clear entries without unfolding
  *   robust-full  contpte; at exit, repaint blocks non-contiguous without
  *                a TLB flush, then clear
- *   clear-ptes   contpte; clear whole blocks in one call, unfold only
- *                blocks a batch covers partly (the kernel since 6.9)
+ *   clear-ptes   contpte series v3: core-mm clears a folio's run in one
+ *                clear_ptes() call, which unfolds only blocks the run
+ *                covers partly; rmap and the gather still per page
  */
 #include <stdio.h>
 #include <string.h>
@@ -131,7 +135,7 @@ const struct workload workload_exit = {
 	.opts = RUN_OPT_SIZE | RUN_OPT_ITERATIONS | RUN_OPT_VARIANT,
 	.default_size = 24UL << 20,
 	.default_folio_size = SZ_64K,
-	.variants = "clear-ptes|baseline|no-opt|simple-full|robust-full",
+	.variants = "7.3|baseline|no-opt|simple-full|robust-full|clear-ptes",
 	.default_iterations = 1000,
 	.iterations_are = "processes",
 	.arm64_only = true,

@@ -817,16 +817,44 @@ static int contpte_ptep_set_access_flags(struct vm_area_struct *vma,
  * arm64 has no ptep_get_and_clear_full(): the generic one is
  * ptep_get_and_clear(). S2 compared ways of clearing one contiguous entry
  * of a fullmm teardown, picked by contpte_full_mode (the exit workload's
- * variants, with exit-clear-ptes off):
+ * variants, with exit-clear-ptes off), as R. Roberts posted and measured
+ * them in Nov/Dec 2023:
  *   NONE    ptep_get_and_clear(): unfold the block first (16 entries
  *           rewritten, TLBI, DSB: no-opt);
- *   SIMPLE  clear just this entry, leaving the rest of the block
- *           contiguous until the zap reaches them (the mm dies, nobody
- *           walks it);
- *   ROBUST  repaint the block non-contiguous, carrying young/dirty, without
- *           the TLB flush the ASID's death makes unnecessary, so no
- *           misprogrammed block is ever visible to a walker.
+ *   SIMPLE  v2 14/14: clear just this entry, leaving the rest of the
+ *           block contiguous until the zap reaches them (the mm dies);
+ *           young/dirty of the cleared entries are dropped, so a later
+ *           ptep_get() of the block may miss them;
+ *   ROBUST  the "robust" rework of that thread: clear this entry, stash
+ *           its young/dirty into the block's highest entry still valid
+ *           (a cmpxchg unless it has them already), and return the
+ *           block's gather over what remains, so nothing is ever lost.
  */
+static pte_t contpte_ptep_get_and_clear_full_robust(struct mm_struct *mm,
+						    unsigned long addr, pte_t *ptep)
+{
+	pte_t orig_pte = __ptep_get_and_clear(mm, addr, ptep);
+	bool dirty = pte_dirty(orig_pte), young = pte_young(orig_pte);
+	pte_t *start = contpte_align_down(ptep);
+
+	if (!dirty && !young)
+		return contpte_ptep_get(ptep, orig_pte);
+	for (ptep = start + CONT_PTES - 1; ptep >= start; ptep--) {
+		pte_t pte = __ptep_get(ptep);
+
+		if (!pte_valid(pte))
+			continue;
+		if (dirty)
+			pte = pte_mkdirty(pte);
+		if (young)
+			pte = pte_mkyoung(pte);
+		/* __ptep_set_access_flags_notlbi(): the mm dies, no flush */
+		__ptep_set_access_flags(NULL, addr, ptep, pte, 0);
+		return contpte_ptep_get(ptep, orig_pte);
+	}
+	return orig_pte;
+}
+
 static pte_t ptep_get_and_clear_full(struct mm_struct *mm, unsigned long addr,
 				     pte_t *ptep, int full)
 {
@@ -836,10 +864,8 @@ static pte_t ptep_get_and_clear_full(struct mm_struct *mm, unsigned long addr,
 		return ptep_get_and_clear(mm, addr, ptep);
 
 	pte = __ptep_get(ptep);
-	if (pte_valid_cont(pte) && arm64_sw.full_mode == CONTPTE_FULL_ROBUST) {
-		hw_count(EV_unfold, 1);
-		__contpte_convert(mm, addr, ptep, pte_mknoncont(pte), false);
-	}
+	if (pte_valid_cont(pte) && arm64_sw.full_mode == CONTPTE_FULL_ROBUST)
+		return contpte_ptep_get_and_clear_full_robust(mm, addr, ptep);
 	return __ptep_get_and_clear(mm, addr, ptep);
 }
 

@@ -17,7 +17,7 @@
 enum contpte_full_mode {
 	CONTPTE_FULL_NONE,   /* unfold first (no exit optimisation) */
 	CONTPTE_FULL_SIMPLE, /* clear the entry alone */
-	CONTPTE_FULL_ROBUST, /* repaint the block non-contiguous, no flush */
+	CONTPTE_FULL_ROBUST, /* clear it, stash young/dirty in the block, gather */
 };
 
 struct arm64_switches {

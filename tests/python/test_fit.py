@@ -186,3 +186,41 @@ def test_bad_input_is_one_error_line(args, says):
 def test_fit_through_the_cli(ptelab):
     p = ptelab("fit", "no-such-profile")
     assert p.returncode == 2 and "unknown profile" in p.stderr
+
+
+def test_derived_profiles_hold_their_bases_costs():
+    """A profile with derive.from is its base's costs times derive.scale, as
+    `ptelab fit BASE --write` writes it: never edited apart from its base."""
+    derived = 0
+    for name in os.listdir(ROOT / "profiles"):
+        if not name.endswith(".prof"):
+            continue
+        d = fit.Profile(str(ROOT / "profiles" / name))
+        base = d.get("derive.from")
+        if not base:
+            continue
+        derived += 1
+        want = fit.derived_costs(fit.Profile(base), d)
+        for k, v in want.items():
+            assert d.costs[k] == pytest.approx(v, rel=1e-3), (name, k)
+        assert base in d.get("fitted_on")
+    assert derived >= 1  # altra-2node
+
+
+def test_derive_rewrites_a_derived_profile(tmp_path):
+    base = fit.Profile("altra-1node")
+    d = fit.Profile("altra-2node")
+    # a stale derived profile: its costs are rewritten from the base's
+    stale = tmp_path / "altra-2node.prof"
+    stale.write_text(re.sub(r"(?m)^cost\.dsb = .*$", "cost.dsb = 1", d.text))
+    (tmp_path / "altra-1node.prof").write_text(base.text)
+    fit.derive(fit.Profile(str(tmp_path / "altra-1node.prof")))
+    again = fit.Profile(str(stale))
+    scale = dict(zip(*[iter(d.get("derive.scale").split())] * 2))
+    assert again.costs["dsb"] == pytest.approx(base.costs["dsb"] * float(scale["dsb"]), rel=1e-3)
+    assert again.costs["pte_read"] == pytest.approx(base.costs["pte_read"], rel=1e-3)
+    # a scale naming a cost the base lacks is refused
+    bad = tmp_path / "bad.prof"
+    bad.write_text(d.text.replace("derive.scale = ", "derive.scale = nosuch 2 "))
+    with pytest.raises(fit.FitError, match="nosuch"):
+        fit.derived_costs(base, fit.Profile(str(bad)))
