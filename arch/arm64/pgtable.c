@@ -459,6 +459,15 @@ static inline pte_t contpte_gather_end(u64 reads, pte_t pte)
 	return pte;
 }
 
+/* The locked gather counts its loads once, at its end (struct raw_tally). */
+static inline pte_t contpte_gather_counted(const struct raw_tally *t, pte_t pte)
+{
+	raw_tally_count(t);
+	hw_count(EV_contpte_get, 1);
+	hw_count(EV_contpte_get_read, t->reads);
+	return pte;
+}
+
 /*
  * Gather young/dirty from the block (the PTL is held: nothing folds or
  * unfolds under us). 7.3 stops once both are known; having found a dirty
@@ -468,14 +477,14 @@ static inline pte_t contpte_gather_end(u64 reads, pte_t pte)
 static pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 {
 	PERF_FUNC();
-	u64 reads = contpte_gather_begin();
+	struct raw_tally reads = { 0, 0 };
 	pte_t pte;
 	int i;
 
 	ptep = contpte_align_down(ptep);
 
 	for (i = 0; i < CONT_PTES; i++, ptep++) {
-		pte = __ptep_get(ptep);
+		pte = __ptep_get_tally(ptep, &reads);
 
 		if (!arm64_sw.ptep_get_early_exit) {
 			/* before S4 (6.12): every entry */
@@ -497,7 +506,7 @@ static pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 				ptep++;
 			}
 			for (; i < CONT_PTES; i++, ptep++) {
-				pte = __ptep_get(ptep);
+				pte = __ptep_get_tally(ptep, &reads);
 				if (pte_young(pte)) {
 					orig_pte = pte_mkyoung(orig_pte);
 					break;
@@ -511,7 +520,7 @@ static pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 			i++;
 			ptep++;
 			for (; i < CONT_PTES; i++, ptep++) {
-				pte = __ptep_get(ptep);
+				pte = __ptep_get_tally(ptep, &reads);
 				if (pte_dirty(pte)) {
 					orig_pte = pte_mkdirty(orig_pte);
 					break;
@@ -521,7 +530,7 @@ static pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 		}
 	}
 
-	return contpte_gather_end(reads, orig_pte);
+	return contpte_gather_counted(&reads, orig_pte);
 }
 
 static inline bool contpte_is_consistent(pte_t pte, unsigned long pfn,
@@ -693,9 +702,12 @@ static bool contpte_test_and_clear_young_ptes(struct vm_area_struct *vma,
 	unsigned long end = addr + nr * PAGE_SIZE;
 	bool young = false;
 
+	struct raw_tally t = { 0, 0 };
+
 	ptep = contpte_align_addr_ptep(&addr, &end, ptep, nr);
 	for (; addr != end; ptep++, addr += PAGE_SIZE)
-		young |= __ptep_test_and_clear_young(vma, addr, ptep);
+		young |= __ptep_test_and_clear_young_tally(ptep, &t);
+	raw_tally_count(&t);
 
 	return young;
 }

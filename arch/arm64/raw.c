@@ -10,25 +10,6 @@ static inline u64 *pv(pte_t *ptep)
 	return &ptep->pte;
 }
 
-/*
- * cmpxchg on a descriptor the hardware may update at any moment. The
- * simulation runs on one host thread (other agents act only at
- * interleaving points, the engine's agents are coroutines), so the
- * atomic step is a plain load and store: the same result without a
- * locked host instruction.
- */
-static inline pteval_t pte_cmpxchg(pte_t *ptep, pteval_t old, pteval_t new)
-{
-	pteval_t cur;
-
-	hw_count(EV_pte_atomic, 1);
-	hw_interleave_point(pv(ptep), IL_CMPXCHG);
-	cur = __atomic_load_n(pv(ptep), __ATOMIC_RELAXED);
-	if (cur == old)
-		__atomic_store_n(pv(ptep), new, __ATOMIC_RELAXED);
-	return cur;
-}
-
 void __set_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 		pte_t pte, unsigned int nr)
 {
@@ -81,21 +62,6 @@ pte_t __get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
 			pte = pte_mkyoung(pte);
 	}
 	return pte;
-}
-
-int __ptep_test_and_clear_young(struct vm_area_struct *vma,
-				unsigned long addr, pte_t *ptep)
-{
-	pte_t old_pte, pte = __ptep_get(ptep);
-
-	(void)vma;
-	(void)addr;
-	do {
-		old_pte = pte;
-		pte = pte_mkold(pte);
-		pte = __pte(pte_cmpxchg(ptep, pte_val(old_pte), pte_val(pte)));
-	} while (pte_val(pte) != pte_val(old_pte));
-	return pte_young(pte);
 }
 
 int __ptep_clear_flush_young(struct vm_area_struct *vma, unsigned long addr,
