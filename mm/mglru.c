@@ -341,6 +341,30 @@ static bool spte_window_on(void)
  * held anyway, age the young neighbours within MIN_LRU_BATCH entries, so
  * the next aging need not walk this table (the Bloom filter feedback).
  */
+/*
+ * The seed's should_look_around() (v1; v2 the same in effect): the page
+ * is tested and cleared in the secondary MMUs (falling back to
+ * clear_young where there is no fast path) and in the host. Returns
+ * whether the folio was young; *look says whether to scan the window:
+ * the host's entry was young, or the secondary's was and the fast path
+ * (which can also answer for the neighbours) found it so.
+ */
+static bool should_look_around(struct vm_area_struct *vma, unsigned long addr, pte_t *pte,
+			       unsigned int nr, bool *look)
+{
+	unsigned long old = 1; /* test and clear; reads 0 if young in the fast path */
+	bool young = mmu_notifier_test_clear_young(vma->vm_mm, addr, addr + PAGE_SIZE, true, &old);
+
+	if (!old)
+		young = true;
+	if (young_test(vma, addr, pte, nr)) {
+		*look = true;
+		return true;
+	}
+	*look = !old;
+	return young;
+}
+
 bool lru_gen_look_around(struct page_vma_mapped_walk *pvmw, unsigned int nr)
 {
 	PERF_FUNC();
@@ -353,15 +377,23 @@ bool lru_gen_look_around(struct page_vma_mapped_walk *pvmw, unsigned int nr)
 	int young = (int)nr, i = 0;
 	int frame = SIM_FRAME("lru_gen_look_around");
 	bool seed = spte_window_on() && mm_has_notifiers(vma->vm_mm);
-	bool folio_young = true;
+	bool folio_young = true, young_seen = true;
 	u64 spte = 0;
 
 	sim_frame_enter(frame);
 	/*
-	 * Before the seed the caller tested the host bit; the seed asks both
-	 * MMUs about the whole window first, the folio's own entries included.
+	 * Before the seed the caller tested the host bit. The seed's
+	 * should_look_around() tests and clears the page in both MMUs first
+	 * and looks around only if the host's entry was young, or the
+	 * secondary's was and the lockless fast path said so.
 	 */
-	if (!seed && !young_test(vma, addr, pte, nr)) {
+	if (seed) {
+		folio_young = should_look_around(vma, addr, pte, nr, &young_seen);
+		if (!young_seen) {
+			sim_frame_exit(frame);
+			return folio_young;
+		}
+	} else if (!young_test(vma, addr, pte, nr)) {
 		sim_frame_exit(frame);
 		return false;
 	}
@@ -384,9 +416,9 @@ bool lru_gen_look_around(struct page_vma_mapped_walk *pvmw, unsigned int nr)
 	unsigned long folio_addr = addr, folio_end = addr + nr * PAGE_SIZE;
 
 	if (seed) {
+		/* the page itself was counted by should_look_around() */
 		spte = spte_young_window(vma->vm_mm, start, end);
 		young = 0;
-		folio_young = false;
 	}
 	pte -= (addr - start) / PAGE_SIZE;
 	for (addr = start; addr != end; i += (int)nr, pte += nr, addr += nr * PAGE_SIZE) {

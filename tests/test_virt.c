@@ -15,6 +15,7 @@
 #include "mm/filemap.h"
 #include "mm/reclaim.h"
 #include "mm/rmap.h"
+#include "mm/switches.h"
 #include "sim/sim.h"
 #include "tests/ktap.h"
 #include "tests/lab_test.h"
@@ -476,6 +477,56 @@ static void test_clear_young_bitmap(const char *arch)
 	EXPECT_EQ(bitmap[0], 0);
 	EXPECT_EQ(young_pages(&v, 0, V_PAGES), 0);
 	EXPECT_EQ(v.kvm->stat.test_clear_young_fast, 2);
+	v_teardown(&v);
+}
+
+/*
+ * The seed's look-around (should_look_around): the page itself is tested
+ * and cleared in both MMUs; the 64-page window is scanned only when the
+ * host entry was young or the fast path found the secondary one young.
+ * Host entries all old; KVM's leaves old but for pages 20 and 40.
+ */
+static bool look_around_at(struct v_lab *v, unsigned long page)
+{
+	unsigned long addr = hva_of(page);
+	pte_t *ptep = t_ptep_of(v->mm, addr);
+	struct folio *folio = pfn_folio(pte_pfn(ptep_get(ptep)));
+	struct vm_area_struct *vma = find_vma(v->mm, addr);
+	DEFINE_FOLIO_VMA_WALK(pvmw, folio, vma, addr, 0);
+
+	pvmw.pte = ptep;
+	pvmw.pmd = pmd_walk(v->mm, addr);
+	return lru_gen_look_around(&pvmw, 1);
+}
+
+static void test_look_around_asks_its_page_first(void)
+{
+	struct kvm_config c = cfg(KVM_MMU_TDP, 6, 1);
+	struct v_lab v;
+
+	c.test_clear_young = true;
+	v_setup(&v, "x86", false, 1, c, true, false);
+	lru_gen_enabled = true; /* before the faults: the folios go on MGLRU's lists */
+	mm_sw.lru_gen_spte = LRU_GEN_SPTE_HOST;
+	lab_switch_off("young-batch");
+	EXPECT_EQ(access_pages(kvm_get_vcpu(v.kvm, 0), 0, V_PAGES, true), 0);
+	for (unsigned long i = 0; i < V_PAGES; i++)
+		ptep_test_and_clear_young(find_vma(v.mm, hva_of(i)), hva_of(i), t_ptep_of(v.mm, hva_of(i)));
+	EXPECT(mmu_notifier_clear_young(v.mm, hva_of(0), hva_of(V_PAGES)));
+	EXPECT_EQ(access_pages(kvm_get_vcpu(v.kvm, 0), 20, 1, false), 0);
+	EXPECT_EQ(access_pages(kvm_get_vcpu(v.kvm, 0), 40, 1, false), 0);
+	EXPECT_EQ(young_pages(&v, 0, V_PAGES), 2);
+	/* page 10, old in both MMUs: one notifier call for it, no window */
+	snap(&v);
+	EXPECT(!look_around_at(&v, 10));
+	EXPECT_EQ(ev(&v, EV_notifier_call), 1);
+	EXPECT_EQ(young_pages(&v, 0, V_PAGES), 2);
+	/* page 20, young in KVM's leaf (fast path): young, and the window is aged too */
+	snap(&v);
+	EXPECT(look_around_at(&v, 20));
+	EXPECT_EQ(ev(&v, EV_notifier_call), 2);
+	EXPECT_EQ(young_pages(&v, 0, V_PAGES), 0);
+	lru_gen_enabled = false;
 	v_teardown(&v);
 }
 
@@ -974,6 +1025,7 @@ static const struct ktap_case cases[] = {
 	{ "clear_young_arm64", test_clear_young_arm64 },
 	{ "test_young", test_test_young },
 	{ "test_clear_young_x86", test_test_clear_young_x86 },
+	{ "look_around_asks_its_page_first", test_look_around_asks_its_page_first },
 	{ "test_clear_young_arm64", test_test_clear_young_arm64 },
 	{ "test_clear_young_arm64_software_af", test_test_clear_young_arm64_software_af },
 	{ "invalidate_x86", test_invalidate_x86 },
