@@ -144,6 +144,12 @@ static void owed_check(const char *when)
 	owed.block = NULL;
 }
 
+/* lab_reset(): a previous run's owed block is not this run's */
+void postcond_reset(void)
+{
+	owed.block = NULL;
+}
+
 void postcond_lazy_mmu_leave(void)
 {
 	owed_check("the end of the lazy-MMU section");

@@ -59,6 +59,7 @@ void postcond_wrprotected(const struct postcond *pc);
 void postcond_set(const struct postcond *pc, pte_t pte);
 void postcond_cleared(const struct postcond *pc);
 void postcond_lazy_mmu_leave(void);
+void postcond_reset(void);
 void postcond_access_flags(const struct postcond *pc, pte_t entry, int dirty);
 
 #endif

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "arch/arch.h"
+#include "arch/postcond.h"
 #include "arch/pte_op_calls.h"
 #include "hw/cpu.h"
 #include "hw/interleave.h"
@@ -57,7 +58,8 @@ void lab_progress_done(void)
  *            state (hw_machine_init); page-table slots and ids
  *            (hw_pt_reset); events; violations; interleaving
  *            (hw_interleave: off, its chance set by the run)
- *   arch/    arch and contpte backend (chosen below); PTE op call counts
+ *   arch/    arch and contpte backend (chosen below); PTE op call counts;
+ *            a block a fullmm clear left owed (postcond_reset)
  *   mm/      ASIDs and live mms (mm_reset), buddy allocator and mem_map
  *            (page_alloc_init), classic LRU and its add batch
  *            (lruvec_init), MGLRU generations and Bloom filters
@@ -86,6 +88,7 @@ void lab_reset(void)
 	hw_events_reset();
 	hw_violations_reset();
 	pte_op_calls_reset();
+	postcond_reset();
 	memset(&hw_interleave, 0, sizeof(hw_interleave));
 	hw_interleave_random();
 }

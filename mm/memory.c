@@ -456,7 +456,11 @@ static int zap_present_ptes_v3(struct mmu_gather *tlb, struct vm_area_struct *vm
 		mm->rss--;
 		folio_remove_rmap_ptes(folio, page, 1, vma);
 		if (__tlb_remove_page(tlb, page, false)) {
-			/* only the run's last page can fill the gather: the cap above */
+			/* only the run's last page may fill the gather: the cap above */
+			if (i + 1 < nr)
+				hw_violation(VIOL_OTHER, "zap_pte_range: the gather filled at page %d of a "
+					     "cleared run of %d at %#lx: the rest is never unmapped", i + 1,
+					     nr, addr);
 			*force_flush = true;
 			*force_break = true;
 			return i + 1;

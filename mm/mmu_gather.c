@@ -114,14 +114,13 @@ static bool tlb_next_batch(struct mmu_gather *tlb)
 unsigned int tlb_get_guaranteed_space(struct mmu_gather *tlb)
 {
 	struct mmu_gather_batch *batch = tlb->active;
-	unsigned int nr_next = 0;
+	int room = (int)batch->max - 1 - (int)batch->nr; /* it moves on with one slot left */
 
 	if (tlb_next_batch(tlb)) {
 		tlb->active = batch;
-		nr_next = batch->next->max;
+		room += (int)batch->next->max - 1;
 	}
-	/* __tlb_remove_folio_pages moves on with one slot left */
-	return batch->max - 1 - batch->nr + (nr_next ? nr_next - 1 : 0);
+	return room > 0 ? (unsigned int)room : 0;
 }
 
 static void tlb_batch_pages_flush(struct mmu_gather *tlb)
