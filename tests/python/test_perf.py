@@ -117,10 +117,12 @@ def test_sim_workload_call_graph_of_every_agent(ptelab):
     # shrink_folio_list, and its rmap walk is a child of its own node
     paths = [path(i) for i, n in enumerate(nodes) if n["name"] == "rmap_walk_file"]
     assert any(p[-2:] == ["folio_referenced", "rmap_walk_file"] for p in paths), paths
+    # shares are printed with 6 significant digits (%.6g): each may be off by
+    # half a unit in the sixth digit, the parent's and every child's
     for i, n in enumerate(nodes):
         if i:
-            kids = sum(c["children"] for c in nodes if c["parent"] == i)
-            assert kids <= n["children"] + 1e-9, n["name"]
+            kids = [c["children"] for c in nodes if c["parent"] == i]
+            assert sum(kids) <= n["children"] + 5e-7 * (len(kids) + 1), n["name"]
 
 
 def test_report_prints_functions_and_the_call_graph(ptelab):
