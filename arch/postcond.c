@@ -112,11 +112,12 @@ static void fail(const struct postcond *pc, const pte_t *ptep, const char *what)
 		     hw_ptep_name(&ptep->pte), what);
 }
 
-static bool block_whole(pte_t *b)
+static inline bool block_whole(pte_t *b)
 {
+	unsigned int n = cont_n();
 	bool any = false;
 
-	for (unsigned int i = 0; i < cont_n() && !any; i++)
+	for (unsigned int i = 0; i < n && !any; i++)
 		any = hw_fmt_cont(FMT, raw(&b[i])) && hw_fmt_leaf3(FMT, raw(&b[i]));
 	return !any || hw_cont_block_consistent(&b->pte);
 }
