@@ -565,8 +565,12 @@ static int s2_run(const char *out_dir, u64 size)
 			fprintf(tsv, "%s\t%.2f\t%.2f\t%s\n", variants[v], p1, p2,
 				tsv_cell(ps, c1, sizeof(c1)));
 	}
-	printf("baseline modelled: %.2f ms (1-node), %.2f ms (2-node). altra-1node was fitted on\n"
-	       "no-opt, simple-full and robust-full; clear-ptes and the 2-node column are predictions.\n",
+	printf("baseline modelled: %.2f ms (1-node), %.2f ms (2-node).\n"
+	       "altra-1node was fitted on no-opt, simple-full and robust-full; clear-ptes and\n"
+	       "the 2-node column are predictions. The rows are the kernels measured in Dec 2023\n"
+	       "(v6.7-rc1 + anonfolio-v7 with 6.7's per-PTE zap; contpte series v3, its core-mm\n"
+	       "batch-clear in clear-ptes only). altra-2node is altra-1node with TLB maintenance\n"
+	       "scaled (derive.scale: an assumption, not a fit).\n",
 	       t[0][0] / 1e6, t[0][1] / 1e6);
 	if (jsonl)
 		fclose(jsonl);
