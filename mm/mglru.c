@@ -336,12 +336,6 @@ static bool spte_window_on(void)
 }
 
 /*
- * The rmap walker found the young entries [pvmw->pte, + nr) of a folio:
- * test-and-clear them (and the secondary MMU's) and, while the PTL is
- * held anyway, age the young neighbours within MIN_LRU_BATCH entries, so
- * the next aging need not walk this table (the Bloom filter feedback).
- */
-/*
  * The seed's should_look_around() (v1; v2 the same in effect): the page
  * is tested and cleared in the secondary MMUs (falling back to
  * clear_young where there is no fast path) and in the host. Returns
@@ -365,6 +359,14 @@ static bool should_look_around(struct vm_area_struct *vma, unsigned long addr, p
 	return young;
 }
 
+/*
+ * The rmap walker found the young entries [pvmw->pte, + nr) of a folio
+ * (with the seed: an entry of a folio to test first): test-and-clear them
+ * (and the secondary MMU's) and, while the PTL is held anyway, age the
+ * young neighbours within MIN_LRU_BATCH entries, so the next aging need
+ * not walk this table (the Bloom filter feedback). Returns whether the
+ * folio was young.
+ */
 bool lru_gen_look_around(struct page_vma_mapped_walk *pvmw, unsigned int nr)
 {
 	PERF_FUNC();
@@ -377,7 +379,7 @@ bool lru_gen_look_around(struct page_vma_mapped_walk *pvmw, unsigned int nr)
 	int young = (int)nr, i = 0;
 	int frame = SIM_FRAME("lru_gen_look_around");
 	bool seed = spte_window_on() && mm_has_notifiers(vma->vm_mm);
-	bool folio_young = true, young_seen = true;
+	bool folio_young = true, look = true;
 	u64 spte = 0;
 
 	sim_frame_enter(frame);
@@ -388,8 +390,8 @@ bool lru_gen_look_around(struct page_vma_mapped_walk *pvmw, unsigned int nr)
 	 * secondary's was and the lockless fast path said so.
 	 */
 	if (seed) {
-		folio_young = should_look_around(vma, addr, pte, nr, &young_seen);
-		if (!young_seen) {
+		folio_young = should_look_around(vma, addr, pte, nr, &look);
+		if (!look) {
 			sim_frame_exit(frame);
 			return folio_young;
 		}

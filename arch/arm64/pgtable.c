@@ -700,9 +700,8 @@ static bool contpte_test_and_clear_young_ptes(struct vm_area_struct *vma,
 {
 	PERF_FUNC();
 	unsigned long end = addr + nr * PAGE_SIZE;
-	bool young = false;
-
 	struct raw_tally t = { 0, 0 };
+	bool young = false;
 
 	ptep = contpte_align_addr_ptep(&addr, &end, ptep, nr);
 	for (; addr != end; ptep++, addr += PAGE_SIZE)
