@@ -22,9 +22,9 @@ static char *trim(char *s)
  * Format: "key = value" lines, '#' starts a comment. Keys: name, arch,
  * description, fitted_on, cost.EVENT (ns per event), swap.*, and for
  * tools/fit.py: fit.free, fit.on, range.EVENT = LO HI, derive.from and
- * derive.scale. Every event but
- * the count-only ones needs a cost: a profile written before an event
- * existed fails here, naming it, instead of costing it 0 in silence.
+ * derive.scale. Every event but the count-only ones needs a cost: a
+ * profile written before an event existed fails here, naming it, instead
+ * of costing it 0 in silence.
  */
 int profile_parse(FILE *f, const char *where, const char *name, struct profile *p,
 		  char *err, size_t errlen)

@@ -21,8 +21,8 @@
  *   baseline     no contpte at all
  *   no-opt       contpte; clearing a block entry unfolds it first
  *   simple-full  contpte; at exit, clear entries without unfolding
- *   robust-full  contpte; at exit, repaint blocks non-contiguous without
- *                a TLB flush, then clear
+ *   robust-full  contpte; at exit, clear each entry alone, stash its
+ *                young/dirty in the block's top valid entry, gather again
  *   clear-ptes   contpte series v3: core-mm clears a folio's run in one
  *                clear_ptes() call, which unfolds only blocks the run
  *                covers partly; rmap and the gather still per page
