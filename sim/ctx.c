@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Coroutine contexts (see ctx.h). _setjmp/_longjmp between stacks is what
- * fiber libraries on glibc do; _FORTIFY_SOURCE would turn _longjmp into
- * __longjmp_chk, which refuses to jump to another stack, so it is off here.
+ * Coroutine contexts (see ctx.h). On x86-64 a switch is ctx_swap below:
+ * push the callee-saved registers, swap stack pointers, pop. Elsewhere it
+ * is _setjmp/_longjmp between stacks, what fiber libraries on glibc do
+ * (_FORTIFY_SOURCE would turn _longjmp into __longjmp_chk, which refuses
+ * to jump to another stack, so it is off here); glibc's _longjmp also
+ * mangles pointers and unwinds pthread cleanups, which the switch of every
+ * simulated lock wait and sync paid for.
  */
 #undef _FORTIFY_SOURCE
 #include <errno.h>
@@ -28,6 +32,46 @@
 #ifdef SIM_ASAN
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
+#endif
+
+#if defined(__x86_64__)
+#define SIM_CTX_SWAP 1
+/*
+ * ctx_swap(save, to): the SysV callee-saved registers (rbx, rbp, r12-r15)
+ * onto this stack, its pointer into *save, then the same from to's stack.
+ * The caller-saved registers, flags and the x87/SSE state the ABI lets a
+ * call clobber are the compiler's to keep, as across any call.
+ */
+void ctx_swap(void **save, void *to);
+__asm__(".text\n"
+	".p2align 4\n"
+	".type ctx_swap, @function\n"
+	"ctx_swap:\n"
+	"\tpushq %rbp\n\tpushq %rbx\n\tpushq %r12\n"
+	"\tpushq %r13\n\tpushq %r14\n\tpushq %r15\n"
+	"\tmovq %rsp, (%rdi)\n"
+	"\tmovq %rsi, %rsp\n"
+	"\tpopq %r15\n\tpopq %r14\n\tpopq %r13\n"
+	"\tpopq %r12\n\tpopq %rbx\n\tpopq %rbp\n"
+	"\tret\n"
+	".size ctx_swap, .-ctx_swap\n");
+
+/*
+ * A new stack as ctx_swap would have left it: six zero registers, then
+ * entry as the return address, and above it a null one, so that entry
+ * starts with the stack aligned as after a call (rsp + 8 a multiple of 16)
+ * and a backtrace ends there.
+ */
+static void *ctx_initial_frame(void *stack_hi, void (*entry)(void))
+{
+	u64 *sp = (u64 *)((uintptr_t)stack_hi & ~(uintptr_t)15);
+
+	*--sp = 0;
+	*--sp = (u64)(uintptr_t)entry;
+	for (int i = 0; i < 6; i++)
+		*--sp = 0;
+	return sp;
+}
 #endif
 
 static struct sim_ctx *ctx_prev;  /* the context that switched to the running one */
@@ -102,11 +146,18 @@ static void ctx_landed(void)
 
 static __attribute__((noreturn)) void ctx_jump(struct sim_ctx *to)
 {
+#ifdef SIM_CTX_SWAP
+	void *dead;
+
+	to->started = true;
+	ctx_swap(&dead, to->sp);
+#else
 	if (to->started)
 		_longjmp(to->jb, 1);
 	to->started = true;
 	setcontext(to->uc);
-	abort(); /* setcontext only returns on error */
+#endif
+	abort(); /* setcontext only returns on error; ctx_swap never to here */
 }
 
 int sim_ctx_init(struct sim_ctx *c, size_t stack_size, void (*entry)(void))
@@ -140,6 +191,9 @@ int sim_ctx_init(struct sim_ctx *c, size_t stack_size, void (*entry)(void))
 	uc->uc_link = NULL;
 	makecontext(uc, entry, 0);
 	c->uc = uc;
+#ifdef SIM_CTX_SWAP
+	c->sp = ctx_initial_frame((char *)c->stack_lo + stack_size, entry);
+#endif
 	return 0;
 }
 
@@ -169,8 +223,14 @@ void sim_ctx_switch(struct sim_ctx *from, struct sim_ctx *to)
 		to->started = true;
 		if (swapcontext(from->uc, to->uc))
 			abort();
-	} else if (!_setjmp(from->jb)) {
-		ctx_jump(to);
+	} else {
+#ifdef SIM_CTX_SWAP
+		to->started = true;
+		ctx_swap(&from->sp, to->sp);
+#else
+		if (!_setjmp(from->jb))
+			ctx_jump(to);
+#endif
 	}
 	asan_finish(from->asan_fake);
 	ctx_landed();

@@ -2,12 +2,14 @@
 /*
  * Coroutine contexts for sim/ agents: each agent runs on its own mmap'd
  * stack with a PROT_NONE guard below it, so an overflow faults instead of
- * corrupting a neighbour. A context starts once through makecontext()/
- * setcontext(); every later switch is _setjmp()/_longjmp(), which saves
- * and restores registers only (no signal-mask system call). Under ASan the
+ * corrupting a neighbour. On x86-64 every switch swaps the callee-saved
+ * registers and the stack pointer (a new stack starts from a frame laid
+ * out as if it had been switched away from); elsewhere a context starts
+ * once through makecontext()/setcontext() and every later switch is
+ * _setjmp()/_longjmp(). Neither makes a signal-mask system call. Under ASan the
  * switches are announced with __sanitizer_{start,finish}_switch_fiber.
  *
- * _longjmp cannot move between shadow stacks (x86 CET, arm64 GCS): when
+ * Neither can move between shadow stacks (x86 CET, arm64 GCS): when
  * the process runs with one, every switch is swapcontext(), which can, at
  * the price of a signal-mask system call per switch.
  */
@@ -20,6 +22,7 @@
 
 struct sim_ctx {
 	jmp_buf jb;
+	void *sp;             /* x86-64: the saved stack pointer (sim/ctx.c's ctx_swap) */
 	void *map;            /* mmap base (guard + stack); NULL: the host thread's stack */
 	size_t map_size;
 	void *stack_lo;       /* lowest usable byte, just above the guard */
