@@ -102,34 +102,40 @@ void __hw_interleave_point(u64 *ptep, enum hw_il_point what)
 {
 	struct hw_interleave *il = &hw_interleave;
 	u64 *base = (u64 *)il->ctx_ptep;
-	unsigned int n = block_entries();
+	unsigned int n;
 	int agents[HW_MAX_CPUS + 1], nr = 0;
 
 	if (il->depth) {
 		/* inside a reader: bounded retries */
-		if (il->in_reader && ++il->reader_reads > 4 * (n + 1))
+		if (il->in_reader && ++il->reader_reads > 4 * (block_entries() + 1))
 			longjmp(il->reader_jmp, 1);
 		return;
 	}
 	il->points++;
 	if (!base)
 		return;
-	/* an entry of the table the operation works in, else the operation's own */
-	if (!ptep || hw_pt_table(ptep) != hw_pt_table(base))
-		ptep = NULL;
 	if (il->at >= 0) {
 		if (il->points - 1 != (u64)il->at || !runs_ctx(il->act_agent) ||
 		    (il->act_kind == IL_ACT_READER && !il->reader))
 			return;
 		il->hit_point = what;
-		il->hit_ptep = ptep;
+		il->hit_ptep = ptep && hw_pt_table(ptep) == hw_pt_table(base) ? ptep : NULL;
 		if (il->want_backtrace)
 			il->bt_n = backtrace(il->bt, IL_BT_MAX);
 		act(il, &hw_machine.cpu[il->act_agent], il->act_ptep, il->act_va, il->act_kind);
 		return;
 	}
-	if (!il->chance || hw_random() % il->chance)
+	if (!il->chance)
 		return;
+	/* one point in chance: check's chance is a power of two, and a mask spares a division */
+	u64 pick = hw_random();
+
+	if (il->chance & (il->chance - 1) ? pick % il->chance : pick & (il->chance - 1))
+		return;
+	/* an entry of the table the operation works in, else the operation's own */
+	if (ptep && hw_pt_table(ptep) != hw_pt_table(base))
+		ptep = NULL;
+	n = block_entries();
 	for (int a = 0; a < hw_machine.nr_agents; a++)
 		if (runs_ctx(a))
 			agents[nr++] = a;
