@@ -45,6 +45,8 @@
 void ctx_swap(void **save, void *to);
 __asm__(".text\n"
 	".p2align 4\n"
+	".globl ctx_swap\n"
+	".hidden ctx_swap\n"
 	".type ctx_swap, @function\n"
 	"ctx_swap:\n"
 	"\tpushq %rbp\n\tpushq %rbx\n\tpushq %r12\n"

@@ -6,8 +6,9 @@
  * registers and the stack pointer (a new stack starts from a frame laid
  * out as if it had been switched away from); elsewhere a context starts
  * once through makecontext()/setcontext() and every later switch is
- * _setjmp()/_longjmp(). Neither makes a signal-mask system call. Under ASan the
- * switches are announced with __sanitizer_{start,finish}_switch_fiber.
+ * _setjmp()/_longjmp(). Neither makes a signal-mask system call. Under
+ * ASan the switches are announced with
+ * __sanitizer_{start,finish}_switch_fiber.
  *
  * Neither can move between shadow stacks (x86 CET, arm64 GCS): when
  * the process runs with one, every switch is swapcontext(), which can, at
