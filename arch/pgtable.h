@@ -11,6 +11,7 @@
 #include "arch/oracle.h"
 #include "arch/postcond.h"
 #include "arch/pte_op_calls.h"
+#include "hw/cache.h"
 #include "hw/events.h"
 #include "hw/perf.h"
 
@@ -410,6 +411,7 @@ static inline void set_pmd_at(struct mm_struct *mm, unsigned long addr, pmd_t *p
 	(void)mm;
 	(void)addr;
 	hw_count(EV_pte_write, 1);
+	hw_cache_pte(pmdp);
 	__atomic_store_n(&pmdp->pmd, pmd_val(pmd), __ATOMIC_RELAXED);
 }
 
@@ -418,6 +420,7 @@ static inline pmd_t pmdp_huge_get_and_clear(struct mm_struct *mm, unsigned long 
 	(void)mm;
 	(void)addr;
 	hw_count(EV_pte_atomic, 1);
+	hw_cache_pte(pmdp);
 	return __pmd(__atomic_exchange_n(&pmdp->pmd, 0, __ATOMIC_RELAXED));
 }
 

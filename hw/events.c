@@ -50,5 +50,5 @@ bool hw_event_is_attribution(int ev)
 bool hw_event_is_count_only(int ev)
 {
 	return hw_event_is_attribution(ev) || ev == EV_contpte_get || ev == EV_fold ||
-	       ev == EV_unfold || ev == EV_lock_contended;
+	       ev == EV_unfold || ev == EV_lock_contended || ev == EV_cache_hit;
 }

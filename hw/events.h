@@ -60,7 +60,9 @@
 	X(mmu_lock_write)   /* kvm->mmu_lock taken for write */                 \
 	X(secondary_fault)  /* EPT violation / stage-2 abort handled by KVM */  \
 	X(fault_retry)      /* a secondary fault given up for an invalidation */ \
-	X(swap_io)          /* software side of one swap read or write: swap map, bio, completion */
+	X(swap_io)          /* software side of one swap read or write: swap map, bio, completion */ \
+	X(cache_hit)        /* a software PTE or struct page access found its line in the CPU's cache (hw/cache.h) */ \
+	X(cache_miss)       /* ... or did not: the line came from further away */
 
 enum hw_event {
 #define X(name) EV_##name,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <stdatomic.h>
 
+#include "hw/cache.h"
 #include "hw/cpu.h"
 #include "hw/events.h"
 #include "hw/invariants.h"
@@ -281,6 +282,8 @@ again:
 	ptep = hw_walk_slot(cpu->ttbr, va, &level);
 	if (!ptep)
 		return HW_FAULT_TRANSLATION;
+	/* the walker's load brings the descriptor's line into this CPU's cache */
+	hw_cache_walk(cpu->id, ptep);
 	d = __atomic_load_n(ptep, __ATOMIC_RELAXED);
 	if (!FMT->desc_leaf(d, level))
 		return HW_FAULT_TRANSLATION;

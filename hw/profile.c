@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw/cache.h"
 #include "hw/perf.h"
 #include "hw/profile.h"
 
@@ -95,6 +96,17 @@ int profile_parse(FILE *f, const char *where, const char *name, struct profile *
 					 "0 < LO <= HI ns)", where, lineno, key);
 				return -1;
 			}
+		} else if (!strcmp(key, "cache.size_kb") || !strcmp(key, "cache.ways")) {
+			/* each CPU's cache of PTE and struct page lines (hw/cache.h) */
+			char *end;
+			unsigned long v = strtoul(val, &end, 10);
+
+			if (end == val || *end || v > (1UL << 20)) {
+				snprintf(err, errlen, "%s:%d: bad cache line '%s' (cache.size_kb and "
+					 "cache.ways take whole numbers)", where, lineno, key);
+				return -1;
+			}
+			*(key[6] == 's' ? &p->cache_kb : &p->cache_ways) = (unsigned int)v;
 		} else if (!strncmp(key, "swap.", 5)) {
 			/* the machine's swap device (sim/swapdev.h), for workloads that swap */
 			char *end;
@@ -115,7 +127,15 @@ int profile_parse(FILE *f, const char *where, const char *name, struct profile *
 			return -1;
 		}
 	}
+	if (!hw_cache_geometry_ok(p->cache_kb, p->cache_ways)) {
+		snprintf(err, errlen, "%s: cache.size_kb = %u in %u ways is not a power-of-two number "
+			 "of sets of 64-byte lines (1 to 64 ways)", where, p->cache_kb, p->cache_ways);
+		return -1;
+	}
 	for (int ev = 0; ev < NR_HW_EVENTS; ev++) {
+		/* a miss costs only where there is a cache to miss */
+		if (ev == EV_cache_miss && !p->cache_kb)
+			continue;
 		if (!costed[ev] && !hw_event_is_count_only(ev)) {
 			snprintf(err, errlen, "%s: no cost for event '%s'; add 'cost.%s = NS' "
 				 "with a comment naming its source", where, hw_event_names[ev],

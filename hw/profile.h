@@ -18,6 +18,8 @@ struct profile {
 	char description[200];
 	char fitted_on[200];
 	double cost[NR_HW_EVENTS];
+	/* each CPU's data cache (hw/cache.h): size 0, no cache model */
+	unsigned int cache_kb, cache_ways;
 	/* a swap device, if the profile has one (0: none) */
 	double swap_latency_ns, swap_bandwidth_mbps, swap_depth;
 };

@@ -7,6 +7,7 @@
 #ifndef PTELAB_INCLUDE_PAGE_H
 #define PTELAB_INCLUDE_PAGE_H
 
+#include "hw/cache.h"
 #include "hw/events.h"
 #include "hw/types.h"
 
@@ -176,6 +177,7 @@ static inline int folio_ref_count(const struct folio *folio)
 static inline void folio_ref_add(struct folio *folio, int nr)
 {
 	hw_count(EV_folio_ref_atomic, 1);
+	hw_cache_page(folio_pfn(folio));
 	folio->page._refcount += nr;
 }
 
@@ -187,6 +189,7 @@ static inline void folio_get(struct folio *folio)
 static inline bool folio_ref_sub_and_test(struct folio *folio, int nr)
 {
 	hw_count(EV_folio_ref_atomic, 1);
+	hw_cache_page(folio_pfn(folio));
 	folio->page._refcount -= nr;
 	return folio->page._refcount == 0;
 }

@@ -10,10 +10,12 @@
 #include "arch/arch.h"
 #include "arch/postcond.h"
 #include "arch/pte_op_calls.h"
+#include "hw/cache.h"
 #include "hw/cpu.h"
 #include "hw/interleave.h"
 #include "hw/invariants.h"
 #include "hw/pgtable_mem.h"
+#include "hw/profile.h"
 #include "kernel/backend.h"
 #include "mm/filemap.h"
 #include "mm/lru.h"
@@ -196,6 +198,13 @@ int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 			 cfg.nr_cpus, (unsigned long long)NULL_PFN - 1, HW_MAX_CPUS);
 		return -1;
 	}
+	/* each CPU's cache of PTE and struct page lines, as the profile sizes it */
+	if (hw_cache_setup(p->prof ? p->prof->cache_kb : 0, p->prof ? p->prof->cache_ways : 0,
+			   cfg.nr_cpus)) {
+		snprintf(err, errlen, "profile %s: cache.size_kb %u in %u ways is not a cache the "
+			 "model takes", p->prof->name, p->prof->cache_kb, p->prof->cache_ways);
+		return -1;
+	}
 	const struct arm64_backend *b = arm64_backend_by_name(p->impl, err, errlen);
 	if (!b)
 		return -1;
@@ -221,6 +230,7 @@ void lab_machine_teardown(void)
 	pgdat_reset();
 	lru_gen_exit();
 	page_alloc_exit();
+	hw_cache_teardown();
 	hw_machine_exit();
 }
 

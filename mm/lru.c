@@ -35,6 +35,7 @@ static void link(struct lruvec *lruvec, struct folio *folio, bool tail)
 	u32 pfn = (u32)folio_pfn(folio);
 	struct page *p = &folio->page;
 
+	lru_touch_lines(pfn, tail ? lruvec->tail[lru] : lruvec->head[lru], NULL_PFN);
 	if (tail) {
 		p->lru_next = NULL_PFN;
 		p->lru_prev = lruvec->tail[lru];
@@ -72,6 +73,7 @@ void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio)
 	enum lru_list lru = folio_lru_list(folio);
 	struct page *p = &folio->page;
 
+	lru_touch_lines((u32)folio_pfn(folio), p->lru_prev, p->lru_next);
 	if (p->lru_prev != NULL_PFN)
 		mem_map[p->lru_prev].lru_next = p->lru_next;
 	else

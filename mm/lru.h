@@ -52,4 +52,19 @@ struct folio *lru_first(struct lruvec *lruvec, enum lru_list lru);
 struct folio *lru_last(struct lruvec *lruvec, enum lru_list lru);
 struct folio *lru_prev(struct folio *folio);
 
+/*
+ * An LRU list operation's struct page lines (hw/cache.h): the folio's
+ * and the neighbours' whose links it rewrites.
+ */
+static inline void lru_touch_lines(u32 pfn, u32 a, u32 b)
+{
+	if (!hw_cache_on)
+		return;
+	hw_cache_page(pfn);
+	if (a != NULL_PFN)
+		hw_cache_page(a);
+	if (b != NULL_PFN)
+		hw_cache_page(b);
+}
+
 #endif

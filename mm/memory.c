@@ -551,6 +551,7 @@ static void zap_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma,
 	tlb->cleared_pmds = true;
 	hw_count(EV_rmap_call, 1);
 	hw_count(EV_mapcount_atomic, 1);
+	hw_cache_page(folio_pfn(folio) + 1);
 	folio_tail1(folio)->_large_mapcount--;
 	vma->vm_mm->rss -= 1 << PMD_ORDER;
 	if (__tlb_remove_page(tlb, &folio->page, false))

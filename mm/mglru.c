@@ -73,6 +73,7 @@ static void list_link_head(struct lruvec *lruvec, int g, struct folio *folio)
 	u32 pfn = (u32)folio_pfn(folio);
 	struct page *p = &folio->page;
 
+	lru_touch_lines(pfn, lrugen->head[g], NULL_PFN);
 	p->lru_prev = NULL_PFN;
 	p->lru_next = lrugen->head[g];
 	if (lrugen->head[g] != NULL_PFN)
@@ -91,6 +92,7 @@ static void list_unlink(struct lruvec *lruvec, struct folio *folio)
 	struct page *p = &folio->page;
 	int g = (int)p->private_ - 1;
 
+	lru_touch_lines((u32)folio_pfn(folio), p->lru_prev, p->lru_next);
 	if (p->lru_prev != NULL_PFN)
 		mem_map[p->lru_prev].lru_next = p->lru_next;
 	else

@@ -235,8 +235,11 @@ void free_folio(struct folio *folio)
 	 * free_pages_prepare: free_tail_page_prepare and the flags clear on
 	 * every tail page, one struct page line each.
 	 */
-	if (order)
+	if (order) {
 		hw_count(EV_free_tail_page, (1UL << order) - 1);
+		for (u64 i = 1; hw_cache_on && i < 1UL << order; i++)
+			hw_cache_page(pfn + i);
+	}
 	while (order < MAX_PAGE_ORDER) {
 		u64 buddy = pfn ^ (1UL << order);
 		struct page *b = &mem_map[buddy];

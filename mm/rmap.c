@@ -50,10 +50,12 @@ static void __folio_add_rmap(struct folio *folio, struct page *page, int nr,
 	hw_count(EV_rmap_call, 1);
 	if (folio_test_large(folio)) {
 		hw_count(EV_mapcount_atomic, 1);
+		hw_cache_page(folio_pfn(folio) + 1);
 		folio_tail1(folio)->_large_mapcount += nr;
 	}
 	for (int i = 0; i < nr; i++, page++) {
 		hw_count(EV_mapcount_atomic, 1);
+		hw_cache_page(page_to_pfn(page));
 		first += page->_mapcount++ == -1;
 		/* fork: the pages stop being exclusive to the parent */
 		if (share_anon)
@@ -61,6 +63,7 @@ static void __folio_add_rmap(struct folio *folio, struct page *page, int nr,
 	}
 	if (first && folio_test_large(folio)) {
 		hw_count(EV_mapcount_atomic, 1);
+		hw_cache_page(folio_pfn(folio) + 1);
 		folio_tail1(folio)->_nr_pages_mapped += first;
 	}
 }
@@ -90,6 +93,7 @@ void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 	hw_count(EV_rmap_call, 1);
 	if (!folio_test_large(folio)) {
 		hw_count(EV_mapcount_atomic, 1);
+		hw_cache_page(page_to_pfn(page));
 		page->_mapcount--;
 		return;
 	}
@@ -101,13 +105,16 @@ void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 	int last = 0;
 
 	hw_count(EV_mapcount_atomic, 1);
+	hw_cache_page(folio_pfn(folio) + 1);
 	folio_tail1(folio)->_large_mapcount -= nr;
 	for (int i = 0; i < nr; i++, page++) {
 		hw_count(EV_mapcount_atomic, 1);
+		hw_cache_page(page_to_pfn(page));
 		last += --page->_mapcount == -1;
 	}
 	if (last) {
 		hw_count(EV_mapcount_atomic, 1);
+		hw_cache_page(folio_pfn(folio) + 1);
 		folio_tail1(folio)->_nr_pages_mapped -= last;
 	}
 	/*

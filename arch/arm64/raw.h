@@ -2,12 +2,13 @@
 /*
  * The raw ("__"-prefixed) arm64 PTE operations: they touch entries exactly
  * as asked and know nothing of contiguous blocks. Every load, store and
- * atomic is counted. A kernel backend's contpte.c calls these too.
+ * atomic is counted, and goes through the CPU's cache model (hw/cache.h). A kernel backend's contpte.c calls these too.
  */
 #ifndef PTELAB_ARM64_RAW_H
 #define PTELAB_ARM64_RAW_H
 
 #include "arch/arm64/pte.h"
+#include "hw/cache.h"
 #include "hw/events.h"
 #include "hw/interleave.h"
 #include "include/mm_types.h"
@@ -20,6 +21,7 @@
 static inline pte_t __ptep_get(pte_t *ptep)
 {
 	hw_count(EV_pte_read, 1);
+	hw_cache_pte(ptep);
 	hw_interleave_point(&ptep->pte, IL_READ);
 	return __pte(__atomic_load_n(&ptep->pte, __ATOMIC_RELAXED));
 }
@@ -45,6 +47,7 @@ static inline void raw_tally_count(const struct raw_tally *t)
 static inline pte_t __ptep_get_tally(pte_t *ptep, struct raw_tally *t)
 {
 	t->reads++;
+	hw_cache_pte(ptep);
 	hw_interleave_point(&ptep->pte, IL_READ);
 	return __pte(__atomic_load_n(&ptep->pte, __ATOMIC_RELAXED));
 }
@@ -52,6 +55,7 @@ static inline pte_t __ptep_get_tally(pte_t *ptep, struct raw_tally *t)
 static inline void __set_pte(pte_t *ptep, pte_t pte)
 {
 	hw_count(EV_pte_write, 1);
+	hw_cache_pte(ptep);
 	hw_interleave_point(&ptep->pte, IL_WRITE);
 	__atomic_store_n(&ptep->pte, pte_val(pte), __ATOMIC_RELAXED);
 }
@@ -68,6 +72,7 @@ static inline pte_t __ptep_get_and_clear(struct mm_struct *mm, unsigned long add
 	(void)mm;
 	(void)addr;
 	hw_count(EV_pte_atomic, 1);
+	hw_cache_pte(ptep);
 	hw_interleave_point(&ptep->pte, IL_XCHG);
 	cur = __atomic_load_n(&ptep->pte, __ATOMIC_RELAXED);
 	__atomic_store_n(&ptep->pte, 0, __ATOMIC_RELAXED);
@@ -87,6 +92,7 @@ static inline pteval_t pte_cmpxchg_tally(pte_t *ptep, pteval_t old, pteval_t new
 	pteval_t cur;
 
 	t->atomics++;
+	hw_cache_pte(ptep);
 	hw_interleave_point(&ptep->pte, IL_CMPXCHG);
 	cur = __atomic_load_n(&ptep->pte, __ATOMIC_RELAXED);
 	if (cur == old)

@@ -6,6 +6,7 @@
  * have the mm in their cpumask.
  */
 #include "arch/arch.h"
+#include "hw/cache.h"
 #include "hw/cpu.h"
 #include "hw/events.h"
 #include "include/mmu_gather_types.h"
@@ -76,12 +77,14 @@ static unsigned long x_pmd_page_vaddr(u64 pmd) { return (unsigned long)(pmd & PT
 static pte_t x_ptep_get(pte_t *ptep)
 {
 	hw_count(EV_pte_read, 1);
+	hw_cache_pte(ptep);
 	return __pte(__atomic_load_n(&ptep->pte, __ATOMIC_RELAXED));
 }
 
 static void x_set_pte(pte_t *ptep, pte_t pte)
 {
 	hw_count(EV_pte_write, 1);
+	hw_cache_pte(ptep);
 	__atomic_store_n(&ptep->pte, pte_val(pte), __ATOMIC_RELAXED);
 }
 
@@ -107,6 +110,7 @@ static pte_t x_ptep_get_and_clear_full(struct mm_struct *mm, unsigned long addr,
 		return pte;
 	}
 	hw_count(EV_pte_atomic, 1);
+	hw_cache_pte(ptep);
 	return __pte(__atomic_exchange_n(&ptep->pte, 0, __ATOMIC_RELAXED));
 }
 
@@ -142,6 +146,7 @@ static int x_ptep_test_and_clear_young(struct vm_area_struct *vma,
 	if (!x_young(x_ptep_get(ptep)))
 		return 0;
 	hw_count(EV_pte_atomic, 1);
+	hw_cache_pte(ptep);
 	return !!(__atomic_fetch_and(&ptep->pte, ~_PAGE_ACCESSED, __ATOMIC_RELAXED) &
 		  _PAGE_ACCESSED);
 }
@@ -164,6 +169,7 @@ static void x_wrprotect_ptes(struct mm_struct *mm, unsigned long addr,
 	(void)addr;
 	for (unsigned int i = 0; i < nr; i++) {
 		hw_count(EV_pte_atomic, 1);
+		hw_cache_pte(&ptep[i]);
 		__atomic_fetch_and(&ptep[i].pte, ~_PAGE_RW, __ATOMIC_RELAXED);
 	}
 }

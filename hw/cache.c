@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw/cache.h"
+#include "hw/cpu.h"
+#include "hw/host.h"
+#include "sim/engine.h"
+
+/*
+ * One cache per CPU (and the SMMU's walker), then one per agent slot of
+ * the discrete-event engine: its agents are threads on CPUs of their own
+ * (a vCPU, kswapd), so each gets a cache, by agent id. Tag arrays are
+ * allocated on first use.
+ */
+#define HW_CACHE_AGENT_SLOTS 64
+#define HW_CACHE_SLOTS (HW_MAX_CPUS + 1 + HW_CACHE_AGENT_SLOTS)
+
+bool hw_cache_on;
+static struct hw_cache caches[HW_CACHE_SLOTS];
+static u32 cache_sets, cache_ways;
+
+bool hw_cache_geometry_ok(u32 size_kb, u32 ways)
+{
+	u64 lines = (u64)size_kb << (10 - HW_CACHE_LINE_SHIFT);
+
+	if (!size_kb)
+		return true;
+	if (!ways || ways > 64 || size_kb > (1U << 20) || lines % ways)
+		return false;
+	u64 sets = lines / ways;
+
+	return sets && !(sets & (sets - 1));
+}
+
+int hw_cache_setup(u32 size_kb, u32 ways, int nr_cpus)
+{
+	(void)nr_cpus;
+	hw_cache_teardown();
+	if (!hw_cache_geometry_ok(size_kb, ways))
+		return -1;
+	if (!size_kb)
+		return 0;
+	cache_ways = ways;
+	cache_sets = (u32)(((u64)size_kb << (10 - HW_CACHE_LINE_SHIFT)) / ways);
+	hw_cache_on = true;
+	return 0;
+}
+
+void hw_cache_teardown(void)
+{
+	for (int i = 0; i < HW_CACHE_SLOTS; i++)
+		free(caches[i].tag);
+	memset(caches, 0, sizeof(caches));
+	hw_cache_on = false;
+	cache_sets = cache_ways = 0;
+}
+
+static struct hw_cache *cache_of(int slot)
+{
+	struct hw_cache *c = &caches[slot];
+
+	if (!c->tag) {
+		c->nsets = cache_sets;
+		c->ways = cache_ways;
+		c->tag = host_calloc((size_t)cache_sets * cache_ways, sizeof(u64), "a CPU cache model");
+	}
+	return c;
+}
+
+/*
+ * The set a line falls in: its low bits, as a physically indexed cache
+ * takes them (the lines of a table or of the vmemmap are consecutive),
+ * with the two name spaces offset so table 0 and pfn 0 do not collide
+ * by construction.
+ */
+static inline u32 set_of(const struct hw_cache *c, u64 line)
+{
+	return (u32)((line + (line >> 62) * 0x9E3779B1ULL) & (c->nsets - 1));
+}
+
+static bool cache_lookup(struct hw_cache *c, u64 line)
+{
+	u64 *set;
+	u32 w;
+
+	if (line == c->mru)
+		return true;
+	c->mru = line;
+	set = c->tag + (size_t)set_of(c, line) * c->ways;
+	for (w = 0; w < c->ways; w++)
+		if (set[w] == line)
+			break;
+	if (w < c->ways) {
+		memmove(set + 1, set, w * sizeof(*set));
+		set[0] = line;
+		return true;
+	}
+	/* a miss: the line comes in, the least recently used one goes */
+	memmove(set + 1, set, (c->ways - 1) * sizeof(*set));
+	set[0] = line;
+	/*
+	 * The streamer: a line some stream expected was fetched ahead of the
+	 * access. Streams stop at a 4 KiB page's end (64 lines), as real
+	 * ones do: the next page of a table or of the vmemmap is elsewhere.
+	 */
+	u64 next = (line + 1) & ((1ULL << (PAGE_SHIFT - HW_CACHE_LINE_SHIFT)) - 1) ? line + 1 : 0;
+
+	for (int s = 0; s < HW_CACHE_STREAMS; s++) {
+		if (c->stream[s] == line) {
+			c->stream[s] = next;
+			return true;
+		}
+	}
+	c->stream[c->stream_next] = next;
+	c->stream_next = (c->stream_next + 1) % HW_CACHE_STREAMS;
+	return false;
+}
+
+bool hw_cache_access(int cpu, u64 line)
+{
+	return cache_lookup(cache_of(cpu), line);
+}
+
+void hw_cache_count(u64 line)
+{
+	struct sim_agent *a = sim_current_agent;
+	int slot = a ? HW_MAX_CPUS + 1 + a->id % HW_CACHE_AGENT_SLOTS : hw_machine.cur_cpu;
+
+	hw_count(cache_lookup(cache_of(slot), line) ? EV_cache_hit : EV_cache_miss, 1);
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Each CPU's data cache as the kernel's page-table and struct page work
+ * meets it: a set-associative cache of 64-byte lines with LRU replacement
+ * and a stream prefetcher, whose geometry is part of the cost profile
+ * (cache.size_kb, cache.ways; 0: no cache model, every access costs what
+ * its event costs). A software access to a PTE line or a struct page
+ * line counts cache_hit or cache_miss; a miss costs cost.cache_miss on
+ * top of the access's own event (a hit's cost is that event's). The
+ * hardware walker's loads fill the walking CPU's cache uncounted: their
+ * cost is ptw's, but a later software access to the line hits.
+ *
+ * Lines have stable names, not host addresses, so a run's hits and
+ * misses are the same on every host: a PTE line is its table's id and
+ * the line's index in the table, a struct page line the page's pfn (the
+ * kernel's struct page is one 64-byte line of the vmemmap).
+ *
+ * The prefetcher is an L2 streamer's essence: a miss on the line after
+ * one of the last HW_CACHE_STREAMS misses (or after a line it brought
+ * in) finds the line already fetched, as a sequential walk of PTEs or of
+ * a folio's struct pages does on real cores; it counts as a hit.
+ */
+#ifndef PTELAB_HW_CACHE_H
+#define PTELAB_HW_CACHE_H
+
+#include "hw/events.h"
+#include "hw/pgtable_mem.h"
+#include "hw/types.h"
+
+#define HW_CACHE_LINE_SHIFT 6
+#define HW_CACHE_STREAMS 16
+
+struct hw_cache {
+	u64 *tag;      /* nsets x ways line names, most recently used first; 0: empty */
+	u32 nsets, ways;
+	u64 mru;       /* the line touched last: a hit without a set lookup */
+	u64 stream[HW_CACHE_STREAMS]; /* the line each stream expects next */
+	u32 stream_next;              /* the stream a new one replaces */
+};
+
+/* Set by hw_cache_setup(): whether software accesses go through the model. */
+extern bool hw_cache_on;
+
+/* Line name spaces (the top bits of a name; 0 is never a name). */
+#define HW_LINE_PT (1ULL << 62)
+#define HW_LINE_PAGE (2ULL << 62)
+
+/*
+ * The machine's caches, one per CPU (cpu.c calls these): size_kb 0 turns
+ * the model off. Returns -1 if the geometry is not a power-of-two number
+ * of sets of 1..64 ways.
+ */
+int hw_cache_setup(u32 size_kb, u32 ways, int nr_cpus);
+void hw_cache_teardown(void);
+/* Whether a geometry is one hw_cache_setup() takes. */
+bool hw_cache_geometry_ok(u32 size_kb, u32 ways);
+
+/* Look up and fill `line` in cpu's cache; true: it hit (or was prefetched). */
+bool hw_cache_access(int cpu, u64 line);
+
+/* A PTE's line, named by its table's id. */
+static inline u64 hw_pte_line(const void *ptep)
+{
+	u64 idx = ((uintptr_t)ptep & (PAGE_SIZE - 1)) >> HW_CACHE_LINE_SHIFT;
+
+	return HW_LINE_PT | (u64)hw_pt_meta(ptep)->id << (PAGE_SHIFT - HW_CACHE_LINE_SHIFT) | idx;
+}
+
+static inline u64 hw_page_line(u64 pfn)
+{
+	return HW_LINE_PAGE | pfn;
+}
+
+/* A software access by the CPU software runs on (hw_machine.cur_cpu), counted. */
+void hw_cache_count(u64 line);
+
+static inline void hw_cache_pte(const void *ptep)
+{
+	if (hw_cache_on)
+		hw_cache_count(hw_pte_line(ptep));
+}
+
+/* nr consecutive PTEs from ptep: one access per line they span. */
+static inline void hw_cache_ptes(const void *ptep, unsigned int nr)
+{
+	if (hw_cache_on && nr) {
+		const char *p = ptep, *last = p + (nr - 1) * sizeof(u64);
+		uintptr_t step = 1UL << HW_CACHE_LINE_SHIFT;
+
+		for (uintptr_t a = (uintptr_t)p & ~(step - 1); a <= (uintptr_t)last; a += step)
+			hw_cache_count(hw_pte_line((const void *)a));
+	}
+}
+
+static inline void hw_cache_page(u64 pfn)
+{
+	if (hw_cache_on)
+		hw_cache_count(hw_page_line(pfn));
+}
+
+/* The walker's load of a descriptor: fills the cache, counts nothing. */
+static inline void hw_cache_walk(int cpu, const void *ptep)
+{
+	if (hw_cache_on)
+		hw_cache_access(cpu, hw_pte_line(ptep));
+}
+
+#endif

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The CPU cache model (hw/cache.h): LRU within a set, the stream
+ * prefetcher stopping at a page's end, one cache per CPU, the model off
+ * when the profile has no cache, and the PTE lines a sweep of a real
+ * mapping touches.
+ */
+#include "arch/pgtable.h"
+#include "hw/cache.h"
+#include "hw/cpu.h"
+#include "tests/ktap.h"
+#include "tests/lab_test.h"
+
+/* 1 KiB in 2 ways: 8 sets, so pfns 8 apart share a set. */
+static void test_lru_within_a_set(void)
+{
+	u64 a = hw_page_line(1000), b = hw_page_line(1008), c = hw_page_line(1016);
+
+	EXPECT_EQ(hw_cache_setup(1, 2, 1), 0);
+	EXPECT(!hw_cache_access(0, a));
+	EXPECT(!hw_cache_access(0, b));
+	EXPECT(hw_cache_access(0, a));  /* a is now the most recent of the set */
+	EXPECT(!hw_cache_access(0, c)); /* evicts b, the least recent */
+	EXPECT(hw_cache_access(0, a));
+	EXPECT(!hw_cache_access(0, b));
+	EXPECT(!hw_cache_access(0, c)); /* b took the place of c, the least recent then */
+	hw_cache_teardown();
+}
+
+/* A sequential walk misses once per 4 KiB page: the streamer fetches the rest. */
+static void test_streamer_stops_at_a_page(void)
+{
+	int misses = 0;
+
+	EXPECT_EQ(hw_cache_setup(64, 8, 1), 0);
+	for (u64 pfn = 0; pfn < 128; pfn++)
+		misses += !hw_cache_access(0, hw_page_line(pfn));
+	EXPECT_EQ(misses, 2);
+	/* everything walked fits: a second walk hits throughout */
+	misses = 0;
+	for (u64 pfn = 0; pfn < 128; pfn++)
+		misses += !hw_cache_access(0, hw_page_line(pfn));
+	EXPECT_EQ(misses, 0);
+	/* a stride the streamer does not follow misses every time */
+	misses = 0;
+	for (u64 pfn = 4096; pfn < 4096 + 64 * 2; pfn += 2)
+		misses += !hw_cache_access(0, hw_page_line(pfn));
+	EXPECT_EQ(misses, 64);
+	hw_cache_teardown();
+}
+
+static void test_one_cache_per_cpu(void)
+{
+	EXPECT_EQ(hw_cache_setup(64, 8, 2), 0);
+	EXPECT(!hw_cache_access(0, hw_page_line(77)));
+	EXPECT(hw_cache_access(0, hw_page_line(77)));
+	EXPECT(!hw_cache_access(1, hw_page_line(77)));
+	hw_cache_teardown();
+}
+
+static void test_geometry(void)
+{
+	EXPECT(hw_cache_geometry_ok(0, 0));      /* no cache */
+	EXPECT(hw_cache_geometry_ok(1024, 16));  /* 1 MiB, 16-way: 1024 sets */
+	EXPECT(hw_cache_geometry_ok(1280, 20));  /* 1.25 MiB, 20-way: 1024 sets */
+	EXPECT(!hw_cache_geometry_ok(1024, 3));  /* lines not a multiple of the ways */
+	EXPECT(!hw_cache_geometry_ok(1536, 16)); /* 1536 sets: not a power of two */
+	EXPECT(!hw_cache_geometry_ok(64, 0));
+	EXPECT(!hw_cache_geometry_ok(64, 65));
+	EXPECT_EQ(hw_cache_setup(1536, 16, 1), -1);
+	EXPECT(!hw_cache_on);
+}
+
+/* Profile without a cache: software accesses count nothing. */
+static void test_off_counts_nothing(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_1M_T, SZ_64K, HW_POLICY_ACCESSED);
+	EXPECT(!hw_cache_on);
+	t_touch(&t, 0, SZ_1M_T, true);
+	for (u64 off = 0; off < SZ_1M_T; off += PAGE_SIZE)
+		(void)ptep_get(t_ptep(&t, off));
+	EXPECT_EQ(hw_events.v[EV_cache_hit] + hw_events.v[EV_cache_miss], 0);
+	t_teardown(&t);
+}
+
+/*
+ * A sweep of 1 MiB of PTEs (256 entries, 32 lines of one table): on the
+ * CPU whose walker filled them, all hits; on a cold CPU one miss, the
+ * streamer fetching the other 31 lines; the next sweep hits.
+ */
+static void test_pte_sweep(void)
+{
+	struct t_lab t;
+	u64 miss;
+
+	t_setup(&t, "arm64", SZ_1M_T, SZ_64K, HW_POLICY_ACCESSED);
+	EXPECT_EQ(hw_cache_setup(64, 8, 2), 0);
+	t_touch(&t, 0, SZ_1M_T, true);
+	hw_events_reset();
+	for (u64 off = 0; off < SZ_1M_T; off += PAGE_SIZE)
+		(void)ptep_get(t_ptep(&t, off));
+	EXPECT_EQ(hw_events.v[EV_cache_miss], 0);
+	EXPECT(hw_events.v[EV_cache_hit] >= 256);
+	hw_machine.cur_cpu = 1;
+	hw_events_reset();
+	for (u64 off = 0; off < SZ_1M_T; off += PAGE_SIZE)
+		(void)ptep_get(t_ptep(&t, off));
+	miss = hw_events.v[EV_cache_miss];
+	EXPECT_EQ(miss, 1);
+	hw_events_reset();
+	for (u64 off = 0; off < SZ_1M_T; off += PAGE_SIZE)
+		(void)ptep_get(t_ptep(&t, off));
+	EXPECT_EQ(hw_events.v[EV_cache_miss], 0);
+	hw_machine.cur_cpu = 0;
+	t_teardown(&t);
+	EXPECT(!hw_cache_on);
+}
+
+static const struct ktap_case cases[] = {
+	{ "lru_within_a_set", test_lru_within_a_set },
+	{ "streamer_stops_at_a_page", test_streamer_stops_at_a_page },
+	{ "one_cache_per_cpu", test_one_cache_per_cpu },
+	{ "geometry", test_geometry },
+	{ "off_counts_nothing", test_off_counts_nothing },
+	{ "pte_sweep", test_pte_sweep },
+};
+
+int main(int argc, char **argv)
+{
+	return ktap_main(argc, argv, "cache", cases, (int)ARRAY_SIZE(cases));
+}
