@@ -74,9 +74,32 @@ static struct hw_cache *cache_of(int slot)
  * with the two name spaces offset so table 0 and pfn 0 do not collide
  * by construction.
  */
+#define HW_LINES_PER_PAGE_SHIFT (PAGE_SHIFT - HW_CACHE_LINE_SHIFT)
+
 static inline u32 set_of(const struct hw_cache *c, u64 line)
 {
 	return (u32)((line + (line >> 62) * 0x9E3779B1ULL) & (c->nsets - 1));
+}
+
+/*
+ * The streamer: it tracks the 4 KiB pages of the last HW_CACHE_STREAMS
+ * pages touched (hits included, as an L2 streamer trains on every
+ * request it sees); once a page is streamed, the rest of it is fetched
+ * ahead of the walk, in whichever direction it goes, so a later miss in
+ * that page finds its line there. Streams stop at the page's end, as
+ * real ones do: the next page of a table or of the vmemmap is
+ * elsewhere. Returns whether a stream covered a miss of `line`.
+ */
+static bool stream_step(struct hw_cache *c, u64 line, bool miss)
+{
+	u64 page = (line >> HW_LINES_PER_PAGE_SHIFT) + 1; /* 0: no stream */
+
+	for (int s = 0; s < HW_CACHE_STREAMS; s++)
+		if (c->stream[s] == page)
+			return miss;
+	c->stream[c->stream_next] = page;
+	c->stream_next = (c->stream_next + 1) % HW_CACHE_STREAMS;
+	return false;
 }
 
 static bool cache_lookup(struct hw_cache *c, u64 line)
@@ -94,26 +117,23 @@ static bool cache_lookup(struct hw_cache *c, u64 line)
 	if (w < c->ways) {
 		memmove(set + 1, set, w * sizeof(*set));
 		set[0] = line;
+		stream_step(c, line, false);
 		return true;
 	}
 	/* a miss: the line comes in, the least recently used one goes */
 	memmove(set + 1, set, (c->ways - 1) * sizeof(*set));
 	set[0] = line;
-	/*
-	 * The streamer: a line some stream expected was fetched ahead of the
-	 * access. Streams stop at a 4 KiB page's end (64 lines), as real
-	 * ones do: the next page of a table or of the vmemmap is elsewhere.
-	 */
-	u64 next = (line + 1) & ((1ULL << (PAGE_SHIFT - HW_CACHE_LINE_SHIFT)) - 1) ? line + 1 : 0;
+	return stream_step(c, line, true);
+}
 
-	for (int s = 0; s < HW_CACHE_STREAMS; s++) {
-		if (c->stream[s] == line) {
-			c->stream[s] = next;
+bool hw_cache_holds(int cpu, u64 line)
+{
+	const struct hw_cache *c = cache_of(cpu);
+	const u64 *set = c->tag + (size_t)set_of(c, line) * c->ways;
+
+	for (u32 w = 0; w < c->ways; w++)
+		if (set[w] == line)
 			return true;
-		}
-	}
-	c->stream[c->stream_next] = next;
-	c->stream_next = (c->stream_next + 1) % HW_CACHE_STREAMS;
 	return false;
 }
 

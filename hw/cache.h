@@ -15,10 +15,10 @@
  * the line's index in the table, a struct page line the page's pfn (the
  * kernel's struct page is one 64-byte line of the vmemmap).
  *
- * The prefetcher is an L2 streamer's essence: a miss on the line after
- * one of the last HW_CACHE_STREAMS misses (or after a line it brought
- * in) finds the line already fetched, as a sequential walk of PTEs or of
- * a folio's struct pages does on real cores; it counts as a hit.
+ * The prefetcher is an L2 streamer's essence: a miss in one of the last
+ * HW_CACHE_STREAMS 4 KiB pages touched finds its line already fetched,
+ * as a walk of PTEs or of a folio's struct pages does on real cores; it
+ * counts as a hit. The first line a walk touches in each page misses.
  */
 #ifndef PTELAB_HW_CACHE_H
 #define PTELAB_HW_CACHE_H
@@ -34,7 +34,7 @@ struct hw_cache {
 	u64 *tag;      /* nsets x ways line names, most recently used first; 0: empty */
 	u32 nsets, ways;
 	u64 mru;       /* the line touched last: a hit without a set lookup */
-	u64 stream[HW_CACHE_STREAMS]; /* the line each stream expects next */
+	u64 stream[HW_CACHE_STREAMS]; /* the pages streamed, + 1 (0: none) */
 	u32 stream_next;              /* the stream a new one replaces */
 };
 
@@ -57,6 +57,8 @@ bool hw_cache_geometry_ok(u32 size_kb, u32 ways);
 
 /* Look up and fill `line` in cpu's cache; true: it hit (or was prefetched). */
 bool hw_cache_access(int cpu, u64 line);
+/* Whether cpu's cache holds `line` now (no state changes: for tests). */
+bool hw_cache_holds(int cpu, u64 line);
 
 /* A PTE's line, named by its table's id. */
 static inline u64 hw_pte_line(const void *ptep)

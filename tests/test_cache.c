@@ -11,19 +11,20 @@
 #include "tests/ktap.h"
 #include "tests/lab_test.h"
 
-/* 1 KiB in 2 ways: 8 sets, so pfns 8 apart share a set. */
+/* 1 KiB in 2 ways: 8 sets, so pfns 8 apart share a set (these in pages of their own). */
 static void test_lru_within_a_set(void)
 {
-	u64 a = hw_page_line(1000), b = hw_page_line(1008), c = hw_page_line(1016);
+	u64 a = hw_page_line(1000), b = hw_page_line(1000 + 512), c = hw_page_line(1000 + 1024);
 
 	EXPECT_EQ(hw_cache_setup(1, 2, 1), 0);
 	EXPECT(!hw_cache_access(0, a));
 	EXPECT(!hw_cache_access(0, b));
-	EXPECT(hw_cache_access(0, a));  /* a is now the most recent of the set */
-	EXPECT(!hw_cache_access(0, c)); /* evicts b, the least recent */
+	EXPECT(hw_cache_access(0, a)); /* a is now the most recent of the set */
+	EXPECT(!hw_cache_access(0, c)); /* c takes the place of b, the least recent */
+	EXPECT(hw_cache_holds(0, a) && hw_cache_holds(0, c) && !hw_cache_holds(0, b));
 	EXPECT(hw_cache_access(0, a));
-	EXPECT(!hw_cache_access(0, b));
-	EXPECT(!hw_cache_access(0, c)); /* b took the place of c, the least recent then */
+	(void)hw_cache_access(0, b); /* b back in, in place of c */
+	EXPECT(hw_cache_holds(0, a) && hw_cache_holds(0, b) && !hw_cache_holds(0, c));
 	hw_cache_teardown();
 }
 
@@ -41,11 +42,16 @@ static void test_streamer_stops_at_a_page(void)
 	for (u64 pfn = 0; pfn < 128; pfn++)
 		misses += !hw_cache_access(0, hw_page_line(pfn));
 	EXPECT_EQ(misses, 0);
-	/* a stride the streamer does not follow misses every time */
+	/* backwards, with the folio's second line first, as rmap does */
 	misses = 0;
-	for (u64 pfn = 4096; pfn < 4096 + 64 * 2; pfn += 2)
+	for (u64 pfn = 8191; pfn >= 8192 - 64; pfn--)
 		misses += !hw_cache_access(0, hw_page_line(pfn));
-	EXPECT_EQ(misses, 64);
+	EXPECT_EQ(misses, 1);
+	/* a line in each of many pages: no stream covers any */
+	misses = 0;
+	for (u64 pfn = 1 << 20; pfn < (1 << 20) + 64 * 40; pfn += 64)
+		misses += !hw_cache_access(0, hw_page_line(pfn));
+	EXPECT_EQ(misses, 40);
 	hw_cache_teardown();
 }
 
