@@ -17,6 +17,7 @@
 #define HW_CACHE_SLOTS (HW_MAX_CPUS + 1 + HW_CACHE_AGENT_SLOTS)
 
 bool hw_cache_on;
+struct hw_cache_mru hw_cache_mru;
 static struct hw_cache caches[HW_CACHE_SLOTS];
 static u32 cache_sets, cache_ways;
 
@@ -33,9 +34,8 @@ bool hw_cache_geometry_ok(u32 size_kb, u32 ways)
 	return sets && !(sets & (sets - 1));
 }
 
-int hw_cache_setup(u32 size_kb, u32 ways, int nr_cpus)
+int hw_cache_setup(u32 size_kb, u32 ways)
 {
-	(void)nr_cpus;
 	hw_cache_teardown();
 	if (!hw_cache_geometry_ok(size_kb, ways))
 		return -1;
@@ -52,6 +52,7 @@ void hw_cache_teardown(void)
 	for (int i = 0; i < HW_CACHE_SLOTS; i++)
 		free(caches[i].tag);
 	memset(caches, 0, sizeof(caches));
+	memset(&hw_cache_mru, 0, sizeof(hw_cache_mru));
 	hw_cache_on = false;
 	cache_sets = cache_ways = 0;
 }
@@ -94,6 +95,9 @@ static bool stream_step(struct hw_cache *c, u64 line, bool miss)
 {
 	u64 page = (line >> HW_LINES_PER_PAGE_SHIFT) + 1; /* 0: no stream */
 
+	if (page == c->stream_last)
+		return miss; /* the page this cache streamed last: still a stream */
+	c->stream_last = page;
 	for (int s = 0; s < HW_CACHE_STREAMS; s++)
 		if (c->stream[s] == page)
 			return miss;
@@ -107,11 +111,15 @@ static bool cache_lookup(struct hw_cache *c, u64 line)
 	u64 *set;
 	u32 w;
 
-	if (line == c->mru)
+	if (hw_cache_recent(c->mru, line))
 		return true;
-	c->mru = line;
+	hw_cache_recent_add(c->mru, line);
 	set = c->tag + (size_t)set_of(c, line) * c->ways;
-	for (w = 0; w < c->ways; w++)
+	if (set[0] == line) {
+		stream_step(c, line, false);
+		return true;
+	}
+	for (w = 1; w < c->ways; w++)
 		if (set[w] == line)
 			break;
 	if (w < c->ways) {
@@ -139,13 +147,19 @@ bool hw_cache_holds(int cpu, u64 line)
 
 bool hw_cache_access(int cpu, u64 line)
 {
+	/* the walker moved a cache's MRU line: software's inline hit must look again */
+	memset(hw_cache_mru.line, 0, sizeof(hw_cache_mru.line));
 	return cache_lookup(cache_of(cpu), line);
 }
 
 void hw_cache_count(u64 line)
 {
 	struct sim_agent *a = sim_current_agent;
+	/* (a later run's vCPU thread may share a slot with an earlier one's: a thread on its CPU again) */
 	int slot = a ? HW_MAX_CPUS + 1 + a->id % HW_CACHE_AGENT_SLOTS : hw_machine.cur_cpu;
 
 	hw_count(cache_lookup(cache_of(slot), line) ? EV_cache_hit : EV_cache_miss, 1);
+	if (hw_cache_mru.agent != a || hw_cache_mru.cpu != hw_machine.cur_cpu)
+		hw_cache_mru = (struct hw_cache_mru){ { 0, 0, 0 }, a, hw_machine.cur_cpu };
+	hw_cache_recent_add(hw_cache_mru.line, line);
 }

@@ -23,9 +23,12 @@
 #ifndef PTELAB_HW_CACHE_H
 #define PTELAB_HW_CACHE_H
 
+#include "hw/cpu.h"
 #include "hw/events.h"
 #include "hw/pgtable_mem.h"
 #include "hw/types.h"
+
+struct sim_agent;
 
 #define HW_CACHE_LINE_SHIFT 6
 #define HW_CACHE_STREAMS 16
@@ -33,9 +36,10 @@
 struct hw_cache {
 	u64 *tag;      /* nsets x ways line names, most recently used first; 0: empty */
 	u32 nsets, ways;
-	u64 mru;       /* the line touched last: a hit without a set lookup */
+	u64 mru[3];    /* hw_cache_recent(): hits without a set lookup */
 	u64 stream[HW_CACHE_STREAMS]; /* the pages streamed, + 1 (0: none) */
 	u32 stream_next;              /* the stream a new one replaces */
+	u64 stream_last;              /* the page of the last access (one of the streams) */
 };
 
 /* Set by hw_cache_setup(): whether software accesses go through the model. */
@@ -46,11 +50,32 @@ extern bool hw_cache_on;
 #define HW_LINE_PAGE (2ULL << 62)
 
 /*
- * The machine's caches, one per CPU (cpu.c calls these): size_kb 0 turns
- * the model off. Returns -1 if the geometry is not a power-of-two number
- * of sets of 1..64 ways.
+ * The lines a CPU touched last, found without a set lookup and left where
+ * they are in their set's LRU order: the last two PTE lines (a contiguous
+ * block's 16 entries span two) and the last struct page line (PTE and
+ * folio work alternate). recent[0..1]: PTE lines, [2]: struct page.
  */
-int hw_cache_setup(u32 size_kb, u32 ways, int nr_cpus);
+static inline bool hw_cache_recent(const u64 recent[3], u64 line)
+{
+	return line & HW_LINE_PAGE ? line == recent[2] : line == recent[0] || line == recent[1];
+}
+
+static inline void hw_cache_recent_add(u64 recent[3], u64 line)
+{
+	if (line & HW_LINE_PAGE) {
+		recent[2] = line;
+	} else {
+		recent[1] = recent[0];
+		recent[0] = line;
+	}
+}
+
+/*
+ * The machine's caches, one per CPU (lab_machine_setup sets them up from
+ * the profile): size_kb 0 turns the model off. Returns -1 if the geometry
+ * is not a power-of-two number of sets of 1..64 ways.
+ */
+int hw_cache_setup(u32 size_kb, u32 ways);
 void hw_cache_teardown(void);
 /* Whether a geometry is one hw_cache_setup() takes. */
 bool hw_cache_geometry_ok(u32 size_kb, u32 ways);
@@ -73,13 +98,34 @@ static inline u64 hw_page_line(u64 pfn)
 	return HW_LINE_PAGE | pfn;
 }
 
-/* A software access by the CPU software runs on (hw_machine.cur_cpu), counted. */
+/*
+ * A software access by the CPU software runs on (hw_machine.cur_cpu, or
+ * the sim agent's own), counted; that CPU's recent lines (hw_cache_recent)
+ * are hits found inline.
+ */
 void hw_cache_count(u64 line);
+
+struct hw_cache_mru {
+	u64 line[3];   /* the recent lines of the CPU below */
+	const void *agent;
+	int cpu;
+};
+extern struct hw_cache_mru hw_cache_mru;
+extern struct sim_agent *sim_current_agent; /* sim/engine.h */
+
+static inline void hw_cache_touch(u64 line)
+{
+	if (hw_cache_recent(hw_cache_mru.line, line) && sim_current_agent == hw_cache_mru.agent &&
+	    hw_machine.cur_cpu == hw_cache_mru.cpu)
+		hw_count(EV_cache_hit, 1);
+	else
+		hw_cache_count(line);
+}
 
 static inline void hw_cache_pte(const void *ptep)
 {
 	if (hw_cache_on)
-		hw_cache_count(hw_pte_line(ptep));
+		hw_cache_touch(hw_pte_line(ptep));
 }
 
 /* nr consecutive PTEs from ptep: one access per line they span. */
@@ -90,14 +136,14 @@ static inline void hw_cache_ptes(const void *ptep, unsigned int nr)
 		uintptr_t step = 1UL << HW_CACHE_LINE_SHIFT;
 
 		for (uintptr_t a = (uintptr_t)p & ~(step - 1); a <= (uintptr_t)last; a += step)
-			hw_cache_count(hw_pte_line((const void *)a));
+			hw_cache_touch(hw_pte_line((const void *)a));
 	}
 }
 
 static inline void hw_cache_page(u64 pfn)
 {
 	if (hw_cache_on)
-		hw_cache_count(hw_page_line(pfn));
+		hw_cache_touch(hw_page_line(pfn));
 }
 
 /* The walker's load of a descriptor: fills the cache, counts nothing. */

@@ -199,8 +199,7 @@ int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 		return -1;
 	}
 	/* each CPU's cache of PTE and struct page lines, as the profile sizes it */
-	if (hw_cache_setup(p->prof ? p->prof->cache_kb : 0, p->prof ? p->prof->cache_ways : 0,
-			   cfg.nr_cpus)) {
+	if (hw_cache_setup(p->prof ? p->prof->cache_kb : 0, p->prof ? p->prof->cache_ways : 0)) {
 		snprintf(err, errlen, "profile %s: cache.size_kb %u in %u ways is not a cache the "
 			 "model takes", p->prof->name, p->prof->cache_kb, p->prof->cache_ways);
 		return -1;

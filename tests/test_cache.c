@@ -16,7 +16,7 @@ static void test_lru_within_a_set(void)
 {
 	u64 a = hw_page_line(1000), b = hw_page_line(1000 + 512), c = hw_page_line(1000 + 1024);
 
-	EXPECT_EQ(hw_cache_setup(1, 2, 1), 0);
+	EXPECT_EQ(hw_cache_setup(1, 2), 0);
 	EXPECT(!hw_cache_access(0, a));
 	EXPECT(!hw_cache_access(0, b));
 	EXPECT(hw_cache_access(0, a)); /* a is now the most recent of the set */
@@ -33,7 +33,7 @@ static void test_streamer_stops_at_a_page(void)
 {
 	int misses = 0;
 
-	EXPECT_EQ(hw_cache_setup(64, 8, 1), 0);
+	EXPECT_EQ(hw_cache_setup(64, 8), 0);
 	for (u64 pfn = 0; pfn < 128; pfn++)
 		misses += !hw_cache_access(0, hw_page_line(pfn));
 	EXPECT_EQ(misses, 2);
@@ -57,7 +57,7 @@ static void test_streamer_stops_at_a_page(void)
 
 static void test_one_cache_per_cpu(void)
 {
-	EXPECT_EQ(hw_cache_setup(64, 8, 2), 0);
+	EXPECT_EQ(hw_cache_setup(64, 8), 0);
 	EXPECT(!hw_cache_access(0, hw_page_line(77)));
 	EXPECT(hw_cache_access(0, hw_page_line(77)));
 	EXPECT(!hw_cache_access(1, hw_page_line(77)));
@@ -73,7 +73,7 @@ static void test_geometry(void)
 	EXPECT(!hw_cache_geometry_ok(1536, 16)); /* 1536 sets: not a power of two */
 	EXPECT(!hw_cache_geometry_ok(64, 0));
 	EXPECT(!hw_cache_geometry_ok(64, 65));
-	EXPECT_EQ(hw_cache_setup(1536, 16, 1), -1);
+	EXPECT_EQ(hw_cache_setup(1536, 16), -1);
 	EXPECT(!hw_cache_on);
 }
 
@@ -102,7 +102,7 @@ static void test_pte_sweep(void)
 	u64 miss;
 
 	t_setup(&t, "arm64", SZ_1M_T, SZ_64K, HW_POLICY_ACCESSED);
-	EXPECT_EQ(hw_cache_setup(64, 8, 2), 0);
+	EXPECT_EQ(hw_cache_setup(64, 8), 0);
 	t_touch(&t, 0, SZ_1M_T, true);
 	hw_events_reset();
 	for (u64 off = 0; off < SZ_1M_T; off += PAGE_SIZE)

@@ -36,18 +36,37 @@ static inline pte_t __ptep_get(pte_t *ptep)
  */
 struct raw_tally {
 	unsigned int reads, atomics;
+	/* with the cache model: the host line touched last, and repeat touches of it (hits) */
+	uintptr_t line;
+	unsigned int line_hits;
 };
 
 static inline void raw_tally_count(const struct raw_tally *t)
 {
 	hw_count(EV_pte_read, t->reads);
 	hw_count(EV_pte_atomic, t->atomics);
+	if (t->line_hits)
+		hw_count(EV_cache_hit, t->line_hits);
+}
+
+/* A loop's next entry in the line it touched last is a hit on a recent line (hw/cache.h). */
+static inline void raw_tally_line(struct raw_tally *t, const pte_t *ptep)
+{
+	uintptr_t l = (uintptr_t)ptep >> HW_CACHE_LINE_SHIFT;
+
+	if (l == t->line) {
+		t->line_hits++;
+	} else {
+		t->line = l;
+		hw_cache_pte(ptep);
+	}
 }
 
 static inline pte_t __ptep_get_tally(pte_t *ptep, struct raw_tally *t)
 {
 	t->reads++;
-	hw_cache_pte(ptep);
+	if (hw_cache_on)
+		raw_tally_line(t, ptep);
 	hw_interleave_point(&ptep->pte, IL_READ);
 	return __pte(__atomic_load_n(&ptep->pte, __ATOMIC_RELAXED));
 }
@@ -92,7 +111,8 @@ static inline pteval_t pte_cmpxchg_tally(pte_t *ptep, pteval_t old, pteval_t new
 	pteval_t cur;
 
 	t->atomics++;
-	hw_cache_pte(ptep);
+	if (hw_cache_on)
+		raw_tally_line(t, ptep);
 	hw_interleave_point(&ptep->pte, IL_CMPXCHG);
 	cur = __atomic_load_n(&ptep->pte, __ATOMIC_RELAXED);
 	if (cur == old)
