@@ -128,18 +128,6 @@ static inline void hw_cache_pte(const void *ptep)
 		hw_cache_touch(hw_pte_line(ptep));
 }
 
-/* nr consecutive PTEs from ptep: one access per line they span. */
-static inline void hw_cache_ptes(const void *ptep, unsigned int nr)
-{
-	if (hw_cache_on && nr) {
-		const char *p = ptep, *last = p + (nr - 1) * sizeof(u64);
-		uintptr_t step = 1UL << HW_CACHE_LINE_SHIFT;
-
-		for (uintptr_t a = (uintptr_t)p & ~(step - 1); a <= (uintptr_t)last; a += step)
-			hw_cache_touch(hw_pte_line((const void *)a));
-	}
-}
-
 static inline void hw_cache_page(u64 pfn)
 {
 	if (hw_cache_on)
