@@ -111,8 +111,10 @@ static bool cache_lookup(struct hw_cache *c, u64 line)
 	u64 *set;
 	u32 w;
 
-	if (hw_cache_recent(c->mru, line))
+	if (hw_cache_recent(c->mru, line)) {
+		hw_cache_recent_add(c->mru, line);
 		return true;
+	}
 	hw_cache_recent_add(c->mru, line);
 	set = c->tag + (size_t)set_of(c, line) * c->ways;
 	if (set[0] == line) {
@@ -147,19 +149,33 @@ bool hw_cache_holds(int cpu, u64 line)
 
 bool hw_cache_access(int cpu, u64 line)
 {
-	/* the walker moved a cache's MRU line: software's inline hit must look again */
-	memset(hw_cache_mru.line, 0, sizeof(hw_cache_mru.line));
+	/* the walker moved a cache's recent lines: software's inline hits must look again */
+	hw_cache_switch();
 	return cache_lookup(cache_of(cpu), line);
 }
 
-void hw_cache_count(u64 line)
+/* The cache software runs on: its CPU's, or the sim agent's own. */
+static struct hw_cache *software_cache(void)
 {
 	struct sim_agent *a = sim_current_agent;
 	/* (a later run's vCPU thread may share a slot with an earlier one's: a thread on its CPU again) */
-	int slot = a ? HW_MAX_CPUS + 1 + a->id % HW_CACHE_AGENT_SLOTS : hw_machine.cur_cpu;
+	return cache_of(a ? HW_MAX_CPUS + 1 + a->id % HW_CACHE_AGENT_SLOTS : hw_machine.cur_cpu);
+}
 
-	hw_count(cache_lookup(cache_of(slot), line) ? EV_cache_hit : EV_cache_miss, 1);
-	if (hw_cache_mru.agent != a || hw_cache_mru.cpu != hw_machine.cur_cpu)
-		hw_cache_mru = (struct hw_cache_mru){ { 0, 0, 0 }, a, hw_machine.cur_cpu };
-	hw_cache_recent_add(hw_cache_mru.line, line);
+void hw_cache_count_pte(const void *ptep)
+{
+	uintptr_t l = (uintptr_t)ptep >> HW_CACHE_LINE_SHIFT;
+
+	hw_count(cache_lookup(software_cache(), hw_pte_line(ptep)) ? EV_cache_hit : EV_cache_miss, 1);
+	/* as cache_lookup() made it recent[0]: the mirror stays a part of the cache's recent lines */
+	if (l != hw_cache_mru.pt[0]) {
+		hw_cache_mru.pt[1] = hw_cache_mru.pt[0];
+		hw_cache_mru.pt[0] = l;
+	}
+}
+
+void hw_cache_count_page(u64 pfn)
+{
+	hw_count(cache_lookup(software_cache(), hw_page_line(pfn)) ? EV_cache_hit : EV_cache_miss, 1);
+	hw_cache_mru.page = hw_page_line(pfn);
 }

@@ -51,20 +51,22 @@ extern bool hw_cache_on;
 
 /*
  * The lines a CPU touched last, found without a set lookup and left where
- * they are in their set's LRU order: the last two PTE lines (a contiguous
- * block's 16 entries span two) and the last struct page line (PTE and
- * folio work alternate). recent[0..1]: PTE lines, [2]: struct page.
+ * they are in their set's LRU order: the last two PTE lines touched (a
+ * contiguous block's 16 entries span two) and the last struct page line
+ * (PTE and folio work alternate). recent[0..1]: PTE lines, most recent
+ * first, [2]: struct page.
  */
 static inline bool hw_cache_recent(const u64 recent[3], u64 line)
 {
 	return line & HW_LINE_PAGE ? line == recent[2] : line == recent[0] || line == recent[1];
 }
 
+/* After an access to `line`: it is the most recent of its kind. */
 static inline void hw_cache_recent_add(u64 recent[3], u64 line)
 {
 	if (line & HW_LINE_PAGE) {
 		recent[2] = line;
-	} else {
+	} else if (line != recent[0]) {
 		recent[1] = recent[0];
 		recent[0] = line;
 	}
@@ -80,7 +82,10 @@ void hw_cache_teardown(void);
 /* Whether a geometry is one hw_cache_setup() takes. */
 bool hw_cache_geometry_ok(u32 size_kb, u32 ways);
 
-/* Look up and fill `line` in cpu's cache; true: it hit (or was prefetched). */
+/*
+ * Look up and fill `line` in cpu's cache; true: it hit (or was
+ * prefetched). Counts nothing (the walker's fills, tests).
+ */
 bool hw_cache_access(int cpu, u64 line);
 /* Whether cpu's cache holds `line` now (no state changes: for tests). */
 bool hw_cache_holds(int cpu, u64 line);
@@ -100,38 +105,62 @@ static inline u64 hw_page_line(u64 pfn)
 
 /*
  * A software access by the CPU software runs on (hw_machine.cur_cpu, or
- * the sim agent's own), counted; that CPU's recent lines (hw_cache_recent)
- * are hits found inline.
+ * the sim agent's own), counted. That CPU's recent lines (hw_cache_recent)
+ * are hits found inline: hw_cache_mru mirrors them, PTE lines by host
+ * address (naming one needs its table's pt_meta, a load the hottest
+ * loops should not pay), and is forgotten whenever it could stop
+ * mirroring them: another CPU or agent runs (hw_cache_switch), the
+ * walker touched a cache, a table was freed (its host lines may name
+ * another table next).
  */
-void hw_cache_count(u64 line);
+void hw_cache_count_pte(const void *ptep);
+void hw_cache_count_page(u64 pfn);
 
 struct hw_cache_mru {
-	u64 line[3];   /* the recent lines of the CPU below */
-	const void *agent;
-	int cpu;
+	uintptr_t pt[2]; /* host lines (address >> 6) of recent[0..1]; 0: none */
+	u64 page;        /* recent[2] */
 };
 extern struct hw_cache_mru hw_cache_mru;
-extern struct sim_agent *sim_current_agent; /* sim/engine.h */
 
-static inline void hw_cache_touch(u64 line)
+/* Forget the inline mirror: software now runs elsewhere, or names changed. */
+static inline void hw_cache_switch(void)
 {
-	if (hw_cache_recent(hw_cache_mru.line, line) && sim_current_agent == hw_cache_mru.agent &&
-	    hw_machine.cur_cpu == hw_cache_mru.cpu)
-		hw_count(EV_cache_hit, 1);
-	else
-		hw_cache_count(line);
+	hw_cache_mru = (struct hw_cache_mru){ { 0, 0 }, 0 };
+}
+
+/* Software runs on `cpu` from now on (hw_machine.cur_cpu): its cache's recent lines. */
+static inline void hw_run_on_cpu(int cpu)
+{
+	hw_machine.cur_cpu = cpu;
+	hw_cache_switch();
+}
+
+/* A hit costs its access's own event: cache_hit is a count (no cost.cache_hit). */
+static inline void hw_cache_hit(void)
+{
+	hw_events.v[EV_cache_hit]++;
 }
 
 static inline void hw_cache_pte(const void *ptep)
 {
-	if (hw_cache_on)
-		hw_cache_touch(hw_pte_line(ptep));
+	if (hw_cache_on) {
+		uintptr_t l = (uintptr_t)ptep >> HW_CACHE_LINE_SHIFT;
+
+		if (l == hw_cache_mru.pt[0] || l == hw_cache_mru.pt[1])
+			hw_cache_hit();
+		else
+			hw_cache_count_pte(ptep);
+	}
 }
 
 static inline void hw_cache_page(u64 pfn)
 {
-	if (hw_cache_on)
-		hw_cache_touch(hw_page_line(pfn));
+	if (hw_cache_on) {
+		if (hw_page_line(pfn) == hw_cache_mru.page)
+			hw_cache_hit();
+		else
+			hw_cache_count_page(pfn);
+	}
 }
 
 /* The walker's load of a descriptor: fills the cache, counts nothing. */

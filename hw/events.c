@@ -18,6 +18,7 @@ u64 hw_cost_acc;
 void hw_events_reset(void)
 {
 	memset(&hw_events, 0, sizeof(hw_events));
+	memset(hw_cost_rate, 0, sizeof(hw_cost_rate));
 	hw_cost_on = false;
 	hw_cost_acc = 0;
 }

@@ -93,11 +93,11 @@ extern bool hw_cost_on;
 extern u64 hw_cost_rate[NR_HW_EVENTS];
 extern u64 hw_cost_acc;
 
+/* Rates are 0 while no meter is attached: the sum is then unchanged, without a test. */
 static inline void hw_count(enum hw_event ev, u64 n)
 {
 	hw_events.v[ev] += n;
-	if (hw_cost_on)
-		hw_cost_acc += n * hw_cost_rate[ev];
+	hw_cost_acc += n * hw_cost_rate[ev];
 }
 
 /* Snapshot/diff so a workload can report the events of one phase only. */

@@ -2,6 +2,7 @@
 #include <dlfcn.h>
 #include <string.h>
 
+#include "hw/cache.h"
 #include "hw/events.h"
 #include "hw/host.h"
 #include "hw/pgtable_mem.h"
@@ -103,6 +104,8 @@ void hw_pt_free(u64 *table)
 	free_slots = table;
 	live--;
 	hw_count(EV_pt_free, 1);
+	/* its host lines may name another table next (hw/cache.h) */
+	hw_cache_switch();
 }
 
 u64 hw_pt_live(void)
@@ -117,4 +120,5 @@ void hw_pt_reset(void)
 	cur_pos = hw_pt_stride_shift ? pt_first_pos() : 0;
 	live = 0;
 	next_id = 0;
+	hw_cache_switch(); /* table ids start again */
 }

@@ -71,6 +71,12 @@ int profile_parse(FILE *f, const char *where, const char *name, struct profile *
 					 "cost those instead", where, lineno, key);
 				return -1;
 			}
+			if (ev == EV_cache_hit) {
+				snprintf(err, errlen, "%s:%d: a cache hit costs what its access's own event "
+					 "costs (hw/cache.h); set cost.cache_miss for a miss's extra", where,
+					 lineno);
+				return -1;
+			}
 			if (ev < 0 || end == val || *end || !(v >= 0 && v <= 1e9)) {
 				snprintf(err, errlen, "%s:%d: bad cost line '%s' (ns from 0 to 1e9)", where,
 					 lineno, key);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw/cache.h"
 #include "hw/host.h"
 #include "hw/random.h"
 #include "sim/engine.h"
@@ -152,6 +153,13 @@ static inline void collect(struct sim_agent *a)
 	}
 }
 
+/* Software runs as another agent (or the host) now: on another CPU's cache. */
+static inline void set_current(struct sim_agent *a)
+{
+	sim_current_agent = a;
+	hw_cache_switch();
+}
+
 /* The next agent to run after the running one stopped, or NULL: the host. */
 static struct sim_ctx *pick_next(struct sim_engine *e)
 {
@@ -159,12 +167,12 @@ static struct sim_ctx *pick_next(struct sim_engine *e)
 
 	e->nr_switches++;
 	if (!e->heap_n) {
-		sim_current_agent = NULL;
+		set_current(NULL);
 		return &e->host;
 	}
 	n = heap_pop(e);
 	n->state = SIM_RUNNING;
-	sim_current_agent = n;
+	set_current(n);
 	return &n->ctx;
 }
 
@@ -183,7 +191,7 @@ static inline void sync_collected(struct sim_agent *a)
 	n = heap_replace_top(e, a);
 	a->state = SIM_RUNNABLE;
 	n->state = SIM_RUNNING;
-	sim_current_agent = n;
+	set_current(n);
 	e->nr_switches++;
 	sim_ctx_switch(&a->ctx, &n->ctx);
 }
@@ -285,12 +293,12 @@ int sim_run(struct sim_engine *e)
 		struct sim_agent *n = heap_pop(e);
 
 		n->state = SIM_RUNNING;
-		sim_current_agent = n;
+		set_current(n);
 		e->nr_switches++;
 		sim_ctx_switch(&e->host, &n->ctx);
 	}
 	e->running = false;
-	sim_current_agent = NULL;
+	set_current(NULL);
 	return e->nr_agents - e->nr_done;
 }
 

@@ -109,7 +109,7 @@ static void test_pte_sweep(void)
 		(void)ptep_get(t_ptep(&t, off));
 	EXPECT_EQ(hw_events.v[EV_cache_miss], 0);
 	EXPECT(hw_events.v[EV_cache_hit] >= 256);
-	hw_machine.cur_cpu = 1;
+	hw_run_on_cpu(1);
 	hw_events_reset();
 	for (u64 off = 0; off < SZ_1M_T; off += PAGE_SIZE)
 		(void)ptep_get(t_ptep(&t, off));
@@ -119,7 +119,7 @@ static void test_pte_sweep(void)
 	for (u64 off = 0; off < SZ_1M_T; off += PAGE_SIZE)
 		(void)ptep_get(t_ptep(&t, off));
 	EXPECT_EQ(hw_events.v[EV_cache_miss], 0);
-	hw_machine.cur_cpu = 0;
+	hw_run_on_cpu(0);
 	t_teardown(&t);
 	EXPECT(!hw_cache_on);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "hw/cache.h"
 #include "hw/random.h"
 #include "hw/phys.h"
 #include "kernel/backend.h"
@@ -95,7 +96,7 @@ static int run_sequence(const char *impl, u64 seed, u64 folio, struct trace *tr)
 		if (k < 40) {
 			struct hw_cpu *cpu = &hw_machine.cpu[rnd(2)];
 
-			hw_machine.cur_cpu = cpu->id;
+			hw_run_on_cpu(cpu->id);
 			rec(tr, 1, (u64)access_user(cpu, t.mm, T_BASE + page * PAGE_SIZE, rnd(2)));
 		} else if (k < 50) {
 			pte_t *p = slot(&t, page);

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "arch/pte_op_calls.h"
+#include "hw/cache.h"
 #include "hw/cpu.h"
 #include "hw/interleave.h"
 #include "hw/invariants.h"
@@ -181,7 +182,7 @@ static int x_access(int agent, struct mm_struct *mm, u64 va, bool write)
 {
 	struct hw_cpu *cpu = &hw_machine.cpu[agent];
 
-	hw_machine.cur_cpu = cpu->smmu ? 0 : agent;
+	hw_run_on_cpu(cpu->smmu ? 0 : agent);
 	return access_user(cpu, mm, va, write);
 }
 
@@ -323,7 +324,7 @@ static u64 x_run(const struct scenario *sc, int order, u64 seed, const struct xc
 	/* every run from the same machine: frames, ASIDs, random draws, empty TLBs */
 	mm_restart();
 	hw_machine.rng = seed | 1;
-	hw_machine.cur_cpu = 0;
+	hw_run_on_cpu(0);
 	for (int a = 0; a < hw_machine.nr_agents; a++)
 		hw_tlb_inval_all(&hw_machine.cpu[a].tlb, -1);
 	mm = mm_alloc();
@@ -356,7 +357,7 @@ static u64 x_run(const struct scenario *sc, int order, u64 seed, const struct xc
 	hw_interleave_exact(c->at, c->agent, c->kind, &ptep_at(mm, g.bva)[c->entry].pte,
 			    g.bva + c->entry * PAGE_SIZE);
 	hw_interleave_ctx(mm->pgd, &ptep_at(mm, g.bva)->pte, g.bva);
-	hw_machine.cur_cpu = 0;
+	hw_run_on_cpu(0);
 	il->on = true;
 	run_op(sc, &g, mm);
 	il->on = false;

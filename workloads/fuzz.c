@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "arch/pte_op_calls.h"
+#include "hw/cache.h"
 #include "hw/cpu.h"
 #include "hw/host.h"
 #include "hw/tlb.h"
@@ -136,7 +137,7 @@ static void fuzz_op_run(struct fuzz *t_, const struct fuzz_op *op, int order,
 	 * its own generator too: the minimiser's removals leave them alone
 	 */
 	hw_machine.rng = (op->r * 0x9E3779B97F4A7C15ULL) | 1;
-	hw_machine.cur_cpu = cpu->id;
+	hw_run_on_cpu(cpu->id);
 	if (k < 45) {
 		bool w = rnd(2);
 
@@ -294,7 +295,7 @@ static void fuzz_op_run(struct fuzz *t_, const struct fuzz_op *op, int order,
 			DESC("fork; the child stores to 8 pages on cpu1, exits");
 			/* the child runs on cpu1: its faults are handled there */
 			switch_mm(c1, child);
-			hw_machine.cur_cpu = c1->id;
+			hw_run_on_cpu(c1->id);
 			for (int i = 0; i < 8; i++)
 				access_user(c1, child, T_BASE + rnd(P_PAGES) * PAGE_SIZE, true);
 			mm_check_invariants(child);

@@ -483,6 +483,20 @@ static pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 
 	ptep = contpte_align_down(ptep);
 
+	if (!arm64_sw.ptep_get_early_exit && !hw_interleave.on) {
+		/* before S4 (6.12): every entry, and no agent acts between the loads */
+		reads.reads += CONT_PTES;
+		raw_tally_lines(&reads, ptep, CONT_PTES, 1);
+		for (i = 0; i < CONT_PTES; i++) {
+			pte = __pte(__atomic_load_n(&ptep[i].pte, __ATOMIC_RELAXED));
+			if (pte_dirty(pte))
+				orig_pte = pte_mkdirty(orig_pte);
+			if (pte_young(pte))
+				orig_pte = pte_mkyoung(orig_pte);
+		}
+		return contpte_gather_counted(&reads, orig_pte);
+	}
+
 	for (i = 0; i < CONT_PTES; i++, ptep++) {
 		pte = __ptep_get_tally(ptep, &reads);
 
@@ -704,8 +718,26 @@ static bool contpte_test_and_clear_young_ptes(struct vm_area_struct *vma,
 	bool young = false;
 
 	ptep = contpte_align_addr_ptep(&addr, &end, ptep, nr);
-	for (; addr != end; ptep++, addr += PAGE_SIZE)
-		young |= __ptep_test_and_clear_young_tally(ptep, &t);
+	if (!hw_interleave.on) {
+		/* no agent acts between the steps: a load and a cmpxchg that cannot fail per entry */
+		unsigned int n = (unsigned int)((end - addr) >> PAGE_SHIFT);
+
+		t.reads += n;
+		t.atomics += n;
+		raw_tally_lines(&t, ptep, n, 2);
+		for (unsigned int i = 0; i < n; i++) {
+			pteval_t v = __atomic_load_n(&ptep[i].pte, __ATOMIC_RELAXED);
+
+			if (pte_young(__pte(v))) {
+				young = true;
+				__atomic_store_n(&ptep[i].pte, pte_val(pte_mkold(__pte(v))),
+						 __ATOMIC_RELAXED);
+			}
+		}
+	} else {
+		for (; addr != end; ptep++, addr += PAGE_SIZE)
+			young |= __ptep_test_and_clear_young_tally(ptep, &t);
+	}
 	raw_tally_count(&t);
 
 	return young;

@@ -62,6 +62,35 @@ static inline void raw_tally_line(struct raw_tally *t, const pte_t *ptep)
 	}
 }
 
+/*
+ * raw_tally_line() for k touches of each of the n entries from ptep, in
+ * order, at once: the new lines touched go through the cache model, the
+ * rest are hits. For loops that touch their entries in order with no
+ * interleaving point between the steps (!hw_interleave.on): the same
+ * events as touching each.
+ */
+static inline void raw_tally_lines(struct raw_tally *t, const pte_t *ptep, unsigned int n,
+				   unsigned int k)
+{
+	const pte_t *end = ptep + n;
+
+	if (!hw_cache_on || !n)
+		return;
+	while (ptep < end) {
+		uintptr_t l = (uintptr_t)ptep >> HW_CACHE_LINE_SHIFT;
+		const pte_t *next = (const pte_t *)((l + 1) << HW_CACHE_LINE_SHIFT);
+		unsigned int touches = k * (unsigned int)((next < end ? next : end) - ptep);
+
+		if (l != t->line) {
+			t->line = l;
+			hw_cache_pte(ptep);
+			touches--;
+		}
+		t->line_hits += touches;
+		ptep = next;
+	}
+}
+
 static inline pte_t __ptep_get_tally(pte_t *ptep, struct raw_tally *t)
 {
 	t->reads++;
