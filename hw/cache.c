@@ -108,8 +108,7 @@ static bool stream_step(struct hw_cache *c, u64 line, bool miss)
 
 static bool cache_lookup(struct hw_cache *c, u64 line)
 {
-	u64 *set;
-	u32 w;
+	u64 *set, prev;
 
 	if (hw_cache_recent(c->mru, line)) {
 		hw_cache_recent_add(c->mru, line);
@@ -121,18 +120,20 @@ static bool cache_lookup(struct hw_cache *c, u64 line)
 		stream_step(c, line, false);
 		return true;
 	}
-	for (w = 1; w < c->ways; w++)
-		if (set[w] == line)
-			break;
-	if (w < c->ways) {
-		memmove(set + 1, set, w * sizeof(*set));
-		set[0] = line;
-		stream_step(c, line, false);
-		return true;
-	}
-	/* a miss: the line comes in, the least recently used one goes */
-	memmove(set + 1, set, (c->ways - 1) * sizeof(*set));
+	/* one pass: each way moves down one until the line's own slot (a hit) or the end (a miss) */
+	prev = set[0];
 	set[0] = line;
+	for (u32 w = 1; w < c->ways; w++) {
+		u64 cur = set[w];
+
+		set[w] = prev;
+		if (cur == line) {
+			stream_step(c, line, false);
+			return true;
+		}
+		prev = cur;
+	}
+	/* a miss: the line came in, the least recently used one (prev) went */
 	return stream_step(c, line, true);
 }
 

@@ -469,36 +469,35 @@ static inline pte_t contpte_gather_counted(const struct raw_tally *t, pte_t pte)
 }
 
 /*
+ * One load of the gather: fast (no interleaving point between the loads:
+ * no agent can act) it is only counted, raw_tally_lines() naming its
+ * lines at the end; otherwise each is a point, as __ptep_get's.
+ */
+static inline __attribute__((always_inline)) pte_t gather_load(pte_t *ptep, struct raw_tally *t,
+							      pte_t **last, bool fast)
+{
+	if (fast) {
+		t->reads++;
+		*last = ptep;
+		return __pte(__atomic_load_n(&ptep->pte, __ATOMIC_RELAXED));
+	}
+	return __ptep_get_tally(ptep, t);
+}
+
+/*
  * Gather young/dirty from the block (the PTL is held: nothing folds or
  * unfolds under us). 7.3 stops once both are known; having found a dirty
  * entry it looks for a young one starting at that same entry, loading it
  * again (ptep-get-reread on). Off, it tests the entry it has.
  */
-static pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
+static inline __attribute__((always_inline)) pte_t gather(pte_t *ptep, pte_t orig_pte,
+							 struct raw_tally *t, pte_t **last, bool fast)
 {
-	PERF_FUNC();
-	struct raw_tally reads = { 0, 0 };
 	pte_t pte;
 	int i;
 
-	ptep = contpte_align_down(ptep);
-
-	if (!arm64_sw.ptep_get_early_exit && !hw_interleave.on) {
-		/* before S4 (6.12): every entry, and no agent acts between the loads */
-		reads.reads += CONT_PTES;
-		raw_tally_lines(&reads, ptep, CONT_PTES, 1);
-		for (i = 0; i < CONT_PTES; i++) {
-			pte = __pte(__atomic_load_n(&ptep[i].pte, __ATOMIC_RELAXED));
-			if (pte_dirty(pte))
-				orig_pte = pte_mkdirty(orig_pte);
-			if (pte_young(pte))
-				orig_pte = pte_mkyoung(orig_pte);
-		}
-		return contpte_gather_counted(&reads, orig_pte);
-	}
-
 	for (i = 0; i < CONT_PTES; i++, ptep++) {
-		pte = __ptep_get_tally(ptep, &reads);
+		pte = gather_load(ptep, t, last, fast);
 
 		if (!arm64_sw.ptep_get_early_exit) {
 			/* before S4 (6.12): every entry */
@@ -520,7 +519,7 @@ static pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 				ptep++;
 			}
 			for (; i < CONT_PTES; i++, ptep++) {
-				pte = __ptep_get_tally(ptep, &reads);
+				pte = gather_load(ptep, t, last, fast);
 				if (pte_young(pte)) {
 					orig_pte = pte_mkyoung(orig_pte);
 					break;
@@ -534,7 +533,7 @@ static pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 			i++;
 			ptep++;
 			for (; i < CONT_PTES; i++, ptep++) {
-				pte = __ptep_get_tally(ptep, &reads);
+				pte = gather_load(ptep, t, last, fast);
 				if (pte_dirty(pte)) {
 					orig_pte = pte_mkdirty(orig_pte);
 					break;
@@ -543,7 +542,29 @@ static pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 			break;
 		}
 	}
+	return orig_pte;
+}
 
+static pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
+{
+	PERF_FUNC();
+	struct raw_tally reads = { 0, 0 };
+	pte_t *last = NULL;
+
+	ptep = contpte_align_down(ptep);
+	if (hw_interleave.on)
+		return contpte_gather_counted(&reads, gather(ptep, orig_pte, &reads, &last, false));
+	orig_pte = gather(ptep, orig_pte, &reads, &last, true);
+	/*
+	 * The loads went up the block, each entry once but the dirty one
+	 * reloaded right after itself (a hit on the line it is in): the
+	 * entries up to the last one loaded, in order, then the reload.
+	 */
+	unsigned int span = (unsigned int)(last - ptep) + 1;
+
+	raw_tally_lines(&reads, ptep, span, 1);
+	if (hw_cache_on)
+		reads.line_hits += reads.reads - span;
 	return contpte_gather_counted(&reads, orig_pte);
 }
 
