@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,7 +65,8 @@ static struct hw_cache *cache_of(int slot)
 	if (!c->tag) {
 		c->nsets = cache_sets;
 		c->ways = cache_ways;
-		c->tag = host_calloc((size_t)cache_sets * cache_ways, sizeof(u64), "a CPU cache model");
+		c->set_shift = (u32)__builtin_ctz(cache_sets);
+		c->tag = host_calloc((size_t)cache_sets * cache_ways, sizeof(u32), "a CPU cache model");
 	}
 	return c;
 }
@@ -80,6 +82,24 @@ static struct hw_cache *cache_of(int slot)
 static inline u32 set_of(const struct hw_cache *c, u64 line)
 {
 	return (u32)((line + (line >> 62) * 0x9E3779B1ULL) & (c->nsets - 1));
+}
+
+/*
+ * A line as its set stores it: its name space and the name's bits above
+ * the set index (the set holds the rest), 32 bits, so a 16-way set is one
+ * host cache line. Table ids are u32 and pfns far below 2^38, so the
+ * bits fit for any geometry the lab can run.
+ */
+static inline u32 cache_tag(const struct hw_cache *c, u64 line)
+{
+	u64 hi = (line & ~(3ULL << 62)) >> c->set_shift;
+
+	if (__builtin_expect(hi >> 30, 0)) {
+		fprintf(stderr, "ptelab: internal error, a bug in ptelab: cache line name %#llx does "
+			"not fit the cache model's tags\n", (unsigned long long)line);
+		abort();
+	}
+	return (u32)(line >> 62) << 30 | (u32)hi;
 }
 
 /*
@@ -108,7 +128,7 @@ static bool stream_step(struct hw_cache *c, u64 line, bool miss)
 
 static bool cache_lookup(struct hw_cache *c, u64 line)
 {
-	u64 *set, prev;
+	u32 *set, prev, tag;
 
 	if (hw_cache_recent(c->mru, line)) {
 		hw_cache_recent_add(c->mru, line);
@@ -116,18 +136,19 @@ static bool cache_lookup(struct hw_cache *c, u64 line)
 	}
 	hw_cache_recent_add(c->mru, line);
 	set = c->tag + (size_t)set_of(c, line) * c->ways;
-	if (set[0] == line) {
+	tag = cache_tag(c, line);
+	if (set[0] == tag) {
 		stream_step(c, line, false);
 		return true;
 	}
 	/* one pass: each way moves down one until the line's own slot (a hit) or the end (a miss) */
 	prev = set[0];
-	set[0] = line;
+	set[0] = tag;
 	for (u32 w = 1; w < c->ways; w++) {
-		u64 cur = set[w];
+		u32 cur = set[w];
 
 		set[w] = prev;
-		if (cur == line) {
+		if (cur == tag) {
 			stream_step(c, line, false);
 			return true;
 		}
@@ -140,10 +161,10 @@ static bool cache_lookup(struct hw_cache *c, u64 line)
 bool hw_cache_holds(int cpu, u64 line)
 {
 	const struct hw_cache *c = cache_of(cpu);
-	const u64 *set = c->tag + (size_t)set_of(c, line) * c->ways;
+	const u32 *set = c->tag + (size_t)set_of(c, line) * c->ways;
 
 	for (u32 w = 0; w < c->ways; w++)
-		if (set[w] == line)
+		if (set[w] == cache_tag(c, line))
 			return true;
 	return false;
 }

@@ -34,8 +34,9 @@ struct sim_agent;
 #define HW_CACHE_STREAMS 16
 
 struct hw_cache {
-	u64 *tag;      /* nsets x ways line names, most recently used first; 0: empty */
+	u32 *tag;      /* nsets x ways tags (cache_tag()), most recently used first; 0: empty */
 	u32 nsets, ways;
+	u32 set_shift; /* log2(nsets) */
 	u64 mru[3];    /* hw_cache_recent(): hits without a set lookup */
 	u64 stream[HW_CACHE_STREAMS]; /* the pages streamed, + 1 (0: none) */
 	u32 stream_next;              /* the stream a new one replaces */
