@@ -2,12 +2,19 @@
 /*
  * The CPU cache model (hw/cache.h): LRU within a set, the stream
  * prefetcher stopping at a page's end, one cache per CPU, the model off
- * when the profile has no cache, and the PTE lines a sweep of a real
- * mapping touches.
+ * when the profile has no cache, the PTE lines a sweep of a real
+ * mapping touches, and the reference's block loops counting a block at
+ * once as each entry would count.
  */
+#include <string.h>
+
+#include "arch/arm64/switches.h"
+#include "arch/oracle.h"
 #include "arch/pgtable.h"
 #include "hw/cache.h"
 #include "hw/cpu.h"
+#include "hw/interleave.h"
+#include "hw/invariants.h"
 #include "tests/ktap.h"
 #include "tests/lab_test.h"
 
@@ -124,6 +131,82 @@ static void test_pte_sweep(void)
 	EXPECT(!hw_cache_on);
 }
 
+/*
+ * 1 MiB of 64 KiB contpte blocks, block b's entry i young and dirty by
+ * patterns whose density goes with b (none, some, all), then every
+ * block gathered by ptep_get from an entry inside it and aged by
+ * ptep_test_and_clear_young: the events and results of one run.
+ */
+#define BLOCKS_T (SZ_1M_T / SZ_64K)
+
+static void block_run(bool per_entry, bool early_exit, bool reread, struct hw_counters *ev,
+		      u64 *got)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_1M_T, SZ_64K, HW_POLICY_ACCESSED);
+	arm64_sw.ptep_get_early_exit = early_exit;
+	arm64_sw.ptep_get_reread = reread;
+	EXPECT_EQ(hw_cache_setup(64, 8), 0);
+	t_touch(&t, 0, SZ_1M_T, true);
+	for (unsigned int b = 0; b < BLOCKS_T; b++)
+		for (unsigned int i = 0; i < 16; i++) {
+			pte_t *ptep = t_ptep(&t, (u64)b * SZ_64K + (u64)i * PAGE_SIZE);
+			pte_t v = __pte(__atomic_load_n(&ptep->pte, __ATOMIC_RELAXED));
+
+			if ((b * 5 + i * 3) % 7 >= b % 8)
+				v = pte_mkold(v);
+			if ((b * 3 + i * 5) % 11 >= b / 2 % 6)
+				v = pte_mkclean(v);
+			/* as if never accessed: state the test sets, not state lost */
+			oracle_discard(ptep, 1, true, true);
+			__atomic_store_n(&ptep->pte, pte_val(v), __ATOMIC_RELAXED);
+		}
+	hw_events_reset();
+	if (per_entry) {
+		/* every entry an interleaving point where no agent acts: the per-entry path */
+		hw_interleave_random();
+		hw_interleave.chance = 0;
+		hw_interleave.on = true;
+	}
+	for (unsigned int b = 0; b < BLOCKS_T; b++) {
+		u64 off = (u64)b * SZ_64K + (u64)(b % 16) * PAGE_SIZE;
+
+		got[2 * b] = pte_val(ptep_get(t_ptep(&t, off)));
+		got[2 * b + 1] = (u64)ptep_test_and_clear_young(t.vma, T_BASE + off, t_ptep(&t, off));
+	}
+	hw_interleave.on = false;
+	*ev = hw_events;
+	for (int k = 0; k < NR_VIOL_KINDS; k++)
+		EXPECT_EQ(hw_violations.count[k], 0);
+	t_teardown(&t);
+}
+
+static void test_block_loops_count_per_entry(void)
+{
+	static const struct {
+		bool early_exit, reread;
+	} sw[] = { { false, false }, { true, true }, { true, false } };
+
+	for (unsigned int k = 0; k < ARRAY_SIZE(sw); k++) {
+		struct hw_counters fast, slow;
+		u64 got_fast[2 * BLOCKS_T], got_slow[2 * BLOCKS_T];
+
+		for (int per_entry = 0; per_entry < 2; per_entry++)
+			block_run(per_entry, sw[k].early_exit, sw[k].reread, per_entry ? &slow : &fast,
+				  per_entry ? got_slow : got_fast);
+		EXPECT(fast.v[EV_pte_read] > 0 && fast.v[EV_cache_hit] > 0);
+		EXPECT(!memcmp(got_fast, got_slow, sizeof(got_fast)));
+		for (int e = 0; e < NR_HW_EVENTS; e++)
+			if (fast.v[e] != slow.v[e]) {
+				printf("    # early exit %d reread %d: %s %llu at once, %llu per entry\n",
+				       sw[k].early_exit, sw[k].reread, hw_event_names[e],
+				       (unsigned long long)fast.v[e], (unsigned long long)slow.v[e]);
+				EXPECT(false);
+			}
+	}
+}
+
 static const struct ktap_case cases[] = {
 	{ "lru_within_a_set", test_lru_within_a_set },
 	{ "streamer_stops_at_a_page", test_streamer_stops_at_a_page },
@@ -131,6 +214,7 @@ static const struct ktap_case cases[] = {
 	{ "geometry", test_geometry },
 	{ "off_counts_nothing", test_off_counts_nothing },
 	{ "pte_sweep", test_pte_sweep },
+	{ "block_loops_count_per_entry", test_block_loops_count_per_entry },
 };
 
 int main(int argc, char **argv)
