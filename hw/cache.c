@@ -154,7 +154,17 @@ static bool cache_lookup(struct hw_cache *c, u64 line)
 		}
 		prev = cur;
 	}
-	/* a miss: the line came in, the least recently used one (prev) went */
+	/*
+	 * A miss: the line came in, the least recently used one (prev) went.
+	 * A recent line is found without its set: if it was the one to go,
+	 * it is recent no more (the inline mirror forgets too).
+	 */
+	for (int i = 0; prev && i < 3; i++)
+		if (c->mru[i] && cache_tag(c, c->mru[i]) == prev &&
+		    set_of(c, c->mru[i]) == set_of(c, line)) {
+			c->mru[i] = 0;
+			hw_cache_switch();
+		}
 	return stream_step(c, line, true);
 }
 

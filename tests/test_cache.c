@@ -35,6 +35,27 @@ static void test_lru_within_a_set(void)
 	hw_cache_teardown();
 }
 
+/*
+ * A recent line is found without a look at its set: once its set evicts
+ * it (other lines, here PTE lines, filled the set while it stayed the
+ * last struct page line touched), it is not a hit any more.
+ */
+static void test_recent_line_evicted(void)
+{
+	u64 a = hw_page_line(1000), id = 1;
+
+	EXPECT_EQ(hw_cache_setup(1, 2), 0);
+	EXPECT(!hw_cache_access(0, a));
+	for (; hw_cache_holds(0, a) && id < 1000; id++)
+		(void)hw_cache_access(0, HW_LINE_PT | id << 6 | (id & 63));
+	EXPECT(!hw_cache_holds(0, a));
+	/* and more pages streamed than the streamer follows: a's page is not one */
+	for (u64 end = id + HW_CACHE_STREAMS; id < end; id++)
+		(void)hw_cache_access(0, HW_LINE_PT | id << 6 | (id & 63));
+	EXPECT(!hw_cache_access(0, a));
+	hw_cache_teardown();
+}
+
 /* A sequential walk misses once per 4 KiB page: the streamer fetches the rest. */
 static void test_streamer_stops_at_a_page(void)
 {
@@ -209,6 +230,7 @@ static void test_block_loops_count_per_entry(void)
 
 static const struct ktap_case cases[] = {
 	{ "lru_within_a_set", test_lru_within_a_set },
+	{ "recent_line_evicted", test_recent_line_evicted },
 	{ "streamer_stops_at_a_page", test_streamer_stops_at_a_page },
 	{ "one_cache_per_cpu", test_one_cache_per_cpu },
 	{ "geometry", test_geometry },
