@@ -159,7 +159,7 @@ static bool cache_lookup(struct hw_cache *c, u64 line)
 	 * A recent line is found without its set: if it was the one to go,
 	 * it is recent no more (the inline mirror forgets too).
 	 */
-	for (int i = 0; prev && i < 3; i++)
+	for (unsigned int i = 0; prev && i < ARRAY_SIZE(c->mru); i++)
 		if (c->mru[i] && cache_tag(c, c->mru[i]) == prev &&
 		    set_of(c, c->mru[i]) == set_of(c, line)) {
 			c->mru[i] = 0;
