@@ -867,6 +867,32 @@ static double wall_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/*
+ * What is left, in seconds: each running experiment's expected time less
+ * what it has run, and the ones not started, spread over the workers
+ * (never less than the longest one running).
+ */
+static double left_s(const unsigned int *sel, int n, const int *order, int started,
+		     const bool *done, const double *started_at, double now, double s_per_w,
+		     int jobs)
+{
+	double sum = 0, longest = 0;
+
+	for (int k = 0; k < n; k++) {
+		int i = order[k];
+		double left = experiments[sel[i]].host_s * s_per_w;
+
+		if (done[i])
+			continue;
+		if (k < started)
+			left = left > now - started_at[i] ? left - (now - started_at[i]) : 0;
+		sum += left;
+		if (k < started && left > longest)
+			longest = left;
+	}
+	return sum / jobs > longest ? sum / jobs : longest;
+}
+
 static int run_parallel(const unsigned int *sel, int n, int jobs, const char *out_dir, u64 size)
 {
 	FILE *outs[ARRAY_SIZE(experiments)] = { NULL };
@@ -874,12 +900,10 @@ static int run_parallel(const unsigned int *sel, int n, int jobs, const char *ou
 	int status[ARRAY_SIZE(experiments)], order[ARRAY_SIZE(experiments)];
 	bool done[ARRAY_SIZE(experiments)] = { false };
 	int started = 0, running = 0, printed = 0, finished = 0, rc = 0, bad = 0;
-	double total_w = 0, done_w = 0, t0 = wall_s();
+	double t0 = wall_s(), started_at[ARRAY_SIZE(experiments)], took = 0, took_w = 0;
 
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++)
 		order[i] = i;
-		total_w += experiments[sel[i]].host_s;
-	}
 	/* longest first: the last one to start should be short */
 	for (int i = 1; i < n; i++)
 		for (int j = i; j > 0 && experiments[sel[order[j]]].host_s >
@@ -900,6 +924,7 @@ static int run_parallel(const unsigned int *sel, int n, int jobs, const char *ou
 					strerror(errno));
 				return 2;
 			}
+			started_at[i] = wall_s();
 			pids[i] = fork();
 			if (pids[i] < 0) {
 				fprintf(stderr, "ptelab: error: cannot fork: %s\n", strerror(errno));
@@ -922,17 +947,20 @@ static int run_parallel(const unsigned int *sel, int n, int jobs, const char *ou
 			break;
 		for (int i = 0; i < n; i++)
 			if (!done[i] && pids[i] == pid && outs[i]) {
-				double el = wall_s() - t0;
+				double now = wall_s(), el = now - t0;
 
 				done[i] = true;
 				status[i] = st;
 				running--;
-				/* [i/N] and what the experiments' usual lengths say is left */
-				done_w += experiments[sel[i]].host_s;
+				/* seconds per unit of host_s, from those done, as this machine runs them now */
+				took += now - started_at[i];
+				took_w += experiments[sel[i]].host_s;
 				fprintf(stderr, "ptelab: [%d/%d] %s done, %.0f s", ++finished, n,
 					experiments[sel[i]].name, el);
-				if (finished < n && done_w > 0)
-					fprintf(stderr, "; about %.0f s to go", el * (total_w - done_w) / done_w);
+				if (finished < n && took_w > 0)
+					fprintf(stderr, "; about %.0f s to go",
+						left_s(sel, n, order, started, done, started_at, now,
+						       took / took_w, jobs));
 				fputc('\n', stderr);
 			}
 		/* what is done, in order */
