@@ -41,6 +41,7 @@ void lab_switches_reset(void)
 		*table[i].flag = true;
 	arm64_sw.full_mode = CONTPTE_FULL_NONE;
 	mm_sw.lru_gen_spte = LRU_GEN_SPTE_NOTIFY;
+	mm_sw.lru_gen_add = LRU_GEN_ADD_6_14;
 	mm_sw.referenced_flush = true;
 	mm_sw.zap_clear_ptes_v3 = false;
 }

@@ -115,13 +115,36 @@ static void list_unlink(struct lruvec *lruvec, struct folio *folio)
  * reclaim, likewise one below; the rest near the oldest. Never below
  * min_seq. (The lab sets no PG_workingset, PG_reclaim or PG_writeback:
  * refault distance and writeback are not modelled; shmem keeps no swap
- * cache copy, so no folio is in one.)
+ * cache copy, so no folio is in one.) Kernels before 6.14 placed them by
+ * lru_gen_add_folio's own rule (lru_gen_add_seq_old).
  */
+static u64 lru_gen_add_seq_old(const struct lruvec *lruvec, const struct folio *folio,
+			       bool reclaiming)
+{
+	const struct lru_gen_folio *lrugen = &lruvec->lrugen;
+	bool cold_but_kept = folio_test_swapbacked(folio) /* LRU_GEN_ANON && !swapcache */ ||
+			     (folio_test_reclaim(folio) &&
+			      (folio_test_dirty(folio) || folio_test_writeback(folio)));
+
+	if (folio_test_active(folio))
+		return lrugen->max_seq;
+	if (mm_sw.lru_gen_add == LRU_GEN_ADD_6_1)
+		return lrugen->min_seq + cold_but_kept;
+	/* 6.8: "fix underprotected page cache" */
+	if (cold_but_kept)
+		return lrugen->max_seq - 1;
+	if (reclaiming || lrugen->min_seq + MIN_NR_GENS >= lrugen->max_seq)
+		return lrugen->min_seq;
+	return lrugen->min_seq + 1;
+}
+
 u64 lru_gen_folio_seq(const struct lruvec *lruvec, const struct folio *folio, bool reclaiming)
 {
 	const struct lru_gen_folio *lrugen = &lruvec->lrugen;
 	u64 gen;
 
+	if (mm_sw.lru_gen_add != LRU_GEN_ADD_6_14)
+		return lru_gen_add_seq_old(lruvec, folio, reclaiming);
 	if (folio_test_active(folio))
 		gen = MIN_NR_GENS - folio_test_workingset(folio);
 	else if (reclaiming)
@@ -560,13 +583,22 @@ bool try_to_inc_max_seq(struct lruvec *lruvec, struct reclaim_stat *rs)
 /*
  * evict_folios' putback (move_folios_to_lru): "don't add rejected folios
  * to the oldest generation" - one that would land on min_seq is marked
- * active instead.
+ * active instead. Before 6.14 every rejected folio that is mapped,
+ * referenced, dirty or active was (and active went to max_seq).
  */
 static void lru_gen_putback_folio(struct lruvec *lruvec, struct folio *folio)
 {
 	hw_count(EV_lru_putback, 1); /* move_folios_to_lru: folio_set_lru, the isolation's ref dropped */
-	if (lru_gen_folio_seq(lruvec, folio, false) == lruvec->lrugen.min_seq)
+	if (mm_sw.lru_gen_add == LRU_GEN_ADD_6_14) {
+		if (lru_gen_folio_seq(lruvec, folio, false) == lruvec->lrugen.min_seq)
+			folio_set_active(folio);
+	} else if (folio_test_active(folio) || folio_test_referenced(folio) ||
+		   folio_mapped(folio) || folio_test_dirty(folio)) {
+		/* set_mask_bits(LRU_REFS_MASK | LRU_REFS_FLAGS, BIT(PG_active)) */
+		folio_clear_referenced(folio);
+		folio_clear_workingset(folio);
 		folio_set_active(folio);
+	}
 	lru_gen_add_folio(lruvec, folio, false);
 }
 

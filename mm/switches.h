@@ -24,6 +24,31 @@ enum lru_gen_spte {
 	LRU_GEN_SPTE_HOST,
 };
 
+/*
+ * Where MGLRU files a folio it adds to the generations (lru_gen_add_folio)
+ * and what evict_folios does with one it rejects; the rule changed
+ * twice, and S3's kernels predate both changes.
+ */
+enum lru_gen_add {
+	/*
+	 * 6.14+ ("mm/mglru: rework workingset protection", Dec 2024):
+	 * lru_gen_folio_seq(); an active folio one generation below the
+	 * youngest (the youngest with PG_workingset); a rejected folio is
+	 * made active only if it would land on min_seq.
+	 */
+	LRU_GEN_ADD_6_14,
+	/*
+	 * 6.8 .. 6.13 ("mm/mglru: fix underprotected page cache", Dec 2023):
+	 * active to max_seq, swap-backed out of the swap cache to max_seq - 1,
+	 * the rest to min_seq (+1 with more than MIN_NR_GENS generations,
+	 * unless reclaiming); every rejected mapped, referenced, dirty or
+	 * active folio made active.
+	 */
+	LRU_GEN_ADD_6_8,
+	/* 6.1 .. 6.7: as 6.8, but swap-backed to min_seq + 1 and the rest to min_seq */
+	LRU_GEN_ADD_6_1,
+};
+
 struct mm_switches {
 	bool zap_batch;   /* zap_pte_range: folio_pte_batch + mmu_gather nr_pages (S5) */
 	/*
@@ -59,6 +84,7 @@ struct mm_switches {
 	 */
 	bool spte_test_clear_young;
 	enum lru_gen_spte lru_gen_spte; /* set by a variant, not --without */
+	enum lru_gen_add lru_gen_add;   /* likewise */
 	/*
 	 * folio_referenced_one asks secondary MMUs about a PTE it ages with
 	 * ptep_clear_flush_young_notify, as every merged kernel. Off (set by

@@ -188,6 +188,50 @@ static void test_placement(void)
 	EXPECT_EQ(hw_violations.total, 0);
 }
 
+/*
+ * The placement rule of S3's older kernels (mm_sw.lru_gen_add, set by the
+ * max-guest-memory variants): before 6.14 an active folio joins the
+ * youngest generation itself; 6.1 files a swap-backed one just above the
+ * oldest, 6.8 just below the youngest, and 6.8 keeps the rest off the
+ * oldest when there are more than MIN_NR_GENS generations.
+ */
+static void test_placement_before_6_14(void)
+{
+	struct r_lab r;
+	struct lru_gen_folio *g = &root_lruvec.lrugen;
+	struct reclaim_stat rs = { 0 };
+	struct folio *f;
+
+	r_setup(&r, "mglru", true);
+	f = filemap_get_folio(r.file, 0);
+	lab_switches_for_run("max-guest-memory", "v2", NULL, 0);
+	EXPECT_EQ(mm_sw.lru_gen_add, LRU_GEN_ADD_6_1);
+	folio_set_active(f);
+	EXPECT_EQ(lru_gen_folio_seq(&root_lruvec, f, false), g->max_seq);
+	folio_clear_active(f);
+	EXPECT_EQ(lru_gen_folio_seq(&root_lruvec, f, false), g->min_seq);
+	folio_set_swapbacked(f);
+	EXPECT_EQ(lru_gen_folio_seq(&root_lruvec, f, false), g->min_seq + 1);
+	lab_switches_for_run("max-guest-memory", "6.12", NULL, 0);
+	EXPECT_EQ(mm_sw.lru_gen_add, LRU_GEN_ADD_6_8);
+	EXPECT_EQ(lru_gen_folio_seq(&root_lruvec, f, false), g->max_seq - 1);
+	folio_clear_swapbacked(f);
+	/* MIN_NR_GENS + 1 generations after setup: the oldest; one more aging: above it */
+	EXPECT_EQ(lru_gen_folio_seq(&root_lruvec, f, false), g->min_seq);
+	try_to_inc_max_seq(&root_lruvec, &rs);
+	EXPECT(g->min_seq + MIN_NR_GENS < g->max_seq);
+	EXPECT_EQ(lru_gen_folio_seq(&root_lruvec, f, false), g->min_seq + 1);
+	EXPECT_EQ(lru_gen_folio_seq(&root_lruvec, f, true), g->min_seq);
+	lab_switches_for_run("max-guest-memory", "7.3", NULL, 0);
+	EXPECT_EQ(mm_sw.lru_gen_add, LRU_GEN_ADD_6_14);
+	folio_set_active(f);
+	EXPECT_EQ(lru_gen_folio_seq(&root_lruvec, f, false), g->max_seq - 1);
+	folio_clear_active(f);
+	lab_switches_reset();
+	r_teardown(&r);
+	EXPECT_EQ(hw_violations.total, 0);
+}
+
 static void test_bloom(void)
 {
 	struct r_lab r;
@@ -259,6 +303,7 @@ static const struct ktap_case cases[] = {
 	{ "generations", test_generations },
 	{ "bloom_filter", test_bloom },
 	{ "placement", test_placement },
+	{ "placement_before_6_14", test_placement_before_6_14 },
 	{ "same_decisions_classic", test_same_decisions_classic },
 	{ "same_decisions_mglru", test_same_decisions_mglru },
 };
