@@ -58,6 +58,7 @@
 	X(vcpu_request)     /* kvm_make_vcpu_request(): one vCPU's request bit set, its mode read */ \
 	X(mmu_lock_read)    /* kvm->mmu_lock taken for read */                  \
 	X(mmu_lock_write)   /* kvm->mmu_lock taken for write */                 \
+	X(mmu_lock_bounce)  /* kvm->mmu_lock's word fetched from the CPU that last wrote it (HITM): an acquire, hand-off or release after another CPU's */ \
 	X(secondary_fault)  /* EPT violation / stage-2 abort handled by KVM */  \
 	X(fault_retry)      /* a secondary fault given up for an invalidation */ \
 	X(swap_io)          /* software side of one swap read or write: swap map, bio, completion */ \

@@ -27,6 +27,8 @@ struct sim_rwlock {
 	int readers;     /* inside */
 	bool wlocked;
 	struct sim_agent *owner; /* the writer, if an agent */
+	/* who wrote the lock word last (sim_rwlock_claim_line): its task, or its id * 2 + 1; 0: nobody */
+	uintptr_t line_owner;
 	struct sim_waitlist queue;
 	u64 write_since;
 	u64 busy_since, busy_ns; /* time with a writer or any reader inside */
@@ -42,6 +44,13 @@ void sim_read_lock(struct sim_rwlock *l, int frame);
 void sim_read_unlock(struct sim_rwlock *l);
 void sim_write_lock(struct sim_rwlock *l, int frame);
 void sim_write_unlock(struct sim_rwlock *l);
+/*
+ * The running agent writes the lock word (the atomic of an acquire or a
+ * release): true if the line must come from the CPU of the agent that
+ * wrote it last - a cache-to-cache transfer the caller counts, before a
+ * release, after an acquire. Outside an agent: false.
+ */
+bool sim_rwlock_claim_line(struct sim_rwlock *l);
 /* As read_trylock()/write_trylock(): succeed only when the lock would not wait. */
 bool sim_read_trylock(struct sim_rwlock *l);
 bool sim_write_trylock(struct sim_rwlock *l);

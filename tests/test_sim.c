@@ -207,6 +207,41 @@ static struct sim_engine *run_lockers(struct locker *k, int n, struct sim_rwlock
 	return e;
 }
 
+/* Who wrote the lock word last: a thread by its task, across agents; others by agent. */
+static struct sim_rwlock line_lock;
+static int line_moves[4];
+
+static void line_fn(void *arg)
+{
+	int *slot = arg;
+
+	sim_advance((u64)(slot - line_moves) * 10); /* in creation order */
+	*slot = sim_rwlock_claim_line(&line_lock) + 2 * sim_rwlock_claim_line(&line_lock);
+}
+
+static void test_rwlock_line_owner(void)
+{
+	struct sim_engine *e = new_engine(1, 0);
+	int task;
+	struct sim_agent *a;
+
+	sim_rwlock_init(&line_lock, "line");
+	EXPECT(!sim_rwlock_claim_line(&line_lock)); /* outside an agent: nothing moves */
+	for (int i = 0; i < 4; i++) {
+		a = sim_agent_create(e, "claimer", NULL, line_fn, &line_moves[i]);
+		if (i < 2)
+			a->task = &task; /* one thread: run1's agent and run2's */
+	}
+	EXPECT_EQ(sim_run(e), 0);
+	/* first writer: nothing to fetch; the same thread again: its own line */
+	EXPECT_EQ(line_moves[0], 0);
+	EXPECT_EQ(line_moves[1], 0);
+	/* another agent: fetched once, then its own; the next one fetches from it */
+	EXPECT_EQ(line_moves[2], 1);
+	EXPECT_EQ(line_moves[3], 1);
+	sim_engine_destroy(e);
+}
+
 static void test_writer_waits_for_readers_to_drain(void)
 {
 	/*
@@ -1123,6 +1158,7 @@ static void test_callgraph_folds_beyond_its_limit(void)
 static const struct ktap_case cases[] = {
 	{ "clock_order_and_ties", test_clock_order_and_ties },
 	{ "same_seed_same_trace", test_same_seed_same_trace },
+	{ "rwlock_line_owner", test_rwlock_line_owner },
 	{ "writer_waits_for_readers_to_drain", test_writer_waits_for_readers_to_drain },
 	{ "readers_queue_behind_waiting_writer", test_readers_queue_behind_waiting_writer },
 	{ "queued_readers_enter_together", test_queued_readers_enter_together },
