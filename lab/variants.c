@@ -54,7 +54,7 @@ static const struct lab_variant {
 	{ "max-guest-memory", "v2", { "young_batch" }, CONTPTE_FULL_NONE, LRU_GEN_SPTE_HOST, true,
 	  .lru_gen_add = LRU_GEN_ADD_6_1 },
 	{ "max-guest-memory", "6.12", { "young_batch" }, CONTPTE_FULL_NONE, LRU_GEN_SPTE_NOTIFY,
-	  .lru_gen_add = LRU_GEN_ADD_6_8 },
+	  .lru_gen_add = LRU_GEN_ADD_6_7 },
 	{ "max-guest-memory", "6.15", { "young_batch" }, CONTPTE_FULL_NONE, LRU_GEN_SPTE_NOTIFY },
 	{ "max-guest-memory", "7.3", { NULL }, CONTPTE_FULL_NONE, LRU_GEN_SPTE_NOTIFY },
 };

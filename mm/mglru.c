@@ -130,7 +130,7 @@ static u64 lru_gen_add_seq_old(const struct lruvec *lruvec, const struct folio *
 		return lrugen->max_seq;
 	if (mm_sw.lru_gen_add == LRU_GEN_ADD_6_1)
 		return lrugen->min_seq + cold_but_kept;
-	/* 6.8: "fix underprotected page cache" */
+	/* 6.7: "fix underprotected page cache" */
 	if (cold_but_kept)
 		return lrugen->max_seq - 1;
 	if (reclaiming || lrugen->min_seq + MIN_NR_GENS >= lrugen->max_seq)
@@ -583,8 +583,9 @@ bool try_to_inc_max_seq(struct lruvec *lruvec, struct reclaim_stat *rs)
 /*
  * evict_folios' putback (move_folios_to_lru): "don't add rejected folios
  * to the oldest generation" - one that would land on min_seq is marked
- * active instead. Before 6.14 every rejected folio that is mapped,
- * referenced, dirty or active was (and active went to max_seq).
+ * active instead. Before 6.14 every rejected folio was (after one retry
+ * for the clean, unmapped ones: lru_gen_retry_folio), its LRU_REFS_FLAGS
+ * cleared, and active went to max_seq.
  */
 static void lru_gen_putback_folio(struct lruvec *lruvec, struct folio *folio)
 {
@@ -592,14 +593,27 @@ static void lru_gen_putback_folio(struct lruvec *lruvec, struct folio *folio)
 	if (mm_sw.lru_gen_add == LRU_GEN_ADD_6_14) {
 		if (lru_gen_folio_seq(lruvec, folio, false) == lruvec->lrugen.min_seq)
 			folio_set_active(folio);
-	} else if (folio_test_active(folio) || folio_test_referenced(folio) ||
-		   folio_mapped(folio) || folio_test_dirty(folio)) {
+	} else {
 		/* set_mask_bits(LRU_REFS_MASK | LRU_REFS_FLAGS, BIT(PG_active)) */
 		folio_clear_referenced(folio);
 		folio_clear_workingset(folio);
 		folio_set_active(folio);
 	}
 	lru_gen_add_folio(lruvec, folio, false);
+}
+
+/*
+ * 6.2 .. 6.13: a folio shrink_folio_list rejected that nothing keeps
+ * (not active, referenced, mapped, locked, dirty or under writeback) goes
+ * through it once more ("retry folios written back while isolated"):
+ * the lab retries it at once.
+ */
+static bool lru_gen_retry_folio(const struct folio *folio)
+{
+	return mm_sw.lru_gen_add != LRU_GEN_ADD_6_14 && !folio_test_active(folio) &&
+	       !folio_test_referenced(folio) && !folio_mapped(folio) &&
+	       !folio_test_locked(folio) && !folio_test_dirty(folio) &&
+	       !folio_test_writeback(folio);
 }
 
 /*
@@ -662,7 +676,8 @@ static u64 evict_folios(u64 nr_to_reclaim, struct lruvec *lruvec, struct reclaim
 			lru_gen_putback_folio(lruvec, folio);
 			break;
 		default:
-			if (reclaim_folio(folio)) { /* the folio is gone */
+			if (reclaim_folio(folio) || /* the folio is gone */
+			    (lru_gen_retry_folio(folio) && reclaim_folio(folio))) {
 				reclaimed += (u64)nr;
 			} else {
 				lru_gen_putback_folio(lruvec, folio);

@@ -38,14 +38,17 @@ enum lru_gen_add {
 	 */
 	LRU_GEN_ADD_6_14,
 	/*
-	 * 6.8 .. 6.13 ("mm/mglru: fix underprotected page cache", Dec 2023):
-	 * active to max_seq, swap-backed out of the swap cache to max_seq - 1,
-	 * the rest to min_seq (+1 with more than MIN_NR_GENS generations,
-	 * unless reclaiming); every rejected mapped, referenced, dirty or
-	 * active folio made active.
+	 * 6.7 .. 6.13 ("mm/mglru: fix underprotected page cache", a fix of
+	 * Dec 2023, also in 6.1.y): active to max_seq, swap-backed out of the
+	 * swap cache to max_seq - 1, the rest to min_seq (+1 with more than
+	 * MIN_NR_GENS generations, unless reclaiming). evict_folios (from 6.2,
+	 * "mm: multi-gen LRU: retry folios written back while isolated")
+	 * tries a rejected folio that is not active, referenced, mapped,
+	 * locked, dirty or under writeback once more, then makes every
+	 * rejected folio active.
 	 */
-	LRU_GEN_ADD_6_8,
-	/* 6.1 .. 6.7: as 6.8, but swap-backed to min_seq + 1 and the rest to min_seq */
+	LRU_GEN_ADD_6_7,
+	/* 6.1 .. 6.6 (mainline): as 6.7, but swap-backed to min_seq + 1 and the rest to min_seq */
 	LRU_GEN_ADD_6_1,
 };
 

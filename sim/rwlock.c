@@ -14,6 +14,17 @@ void sim_rwlock_init(struct sim_rwlock *l, const char *name)
 	*l = (struct sim_rwlock){ .name = name };
 }
 
+bool sim_rwlock_claim_line(struct sim_rwlock *l);
+
+/* The running agent writes the lock word: a bounce if another wrote it last. */
+static bool write_line(struct sim_rwlock *l)
+{
+	if (!l->on_bounce || !sim_rwlock_claim_line(l))
+		return false;
+	l->on_bounce();
+	return true;
+}
+
 static inline bool rwlock_idle(const struct sim_rwlock *l)
 {
 	return !l->readers && !l->wlocked;
@@ -90,6 +101,7 @@ void sim_read_lock(struct sim_rwlock *l, int frame)
 		sim_park(l->name ? l->name : "rwlock", true);
 	}
 	sim_lock_stat_acquired(&l->rd, contended, a->clock - t);
+	write_line(l);
 	sim_frame_exit(frame);
 }
 
@@ -117,6 +129,7 @@ void sim_write_lock(struct sim_rwlock *l, int frame)
 		sim_park(l->name ? l->name : "rwlock", true);
 	}
 	sim_lock_stat_acquired(&l->wr, contended, a->clock - t);
+	write_line(l);
 	sim_frame_exit(frame);
 }
 
@@ -131,6 +144,7 @@ bool sim_read_trylock(struct sim_rwlock *l)
 	t = sim_now();
 	take_read(l, t);
 	sim_lock_stat_acquired(&l->rd, false, 0);
+	write_line(l);
 	return true;
 }
 
@@ -142,6 +156,7 @@ bool sim_write_trylock(struct sim_rwlock *l)
 		return false;
 	take_write(l, sim_current_agent, sim_now());
 	sim_lock_stat_acquired(&l->wr, false, 0);
+	write_line(l);
 	return true;
 }
 
@@ -152,6 +167,9 @@ void sim_read_unlock(struct sim_rwlock *l)
 	if (l->readers <= 0)
 		sim_bug("read_unlock(%s) with no reader inside", l->name ? l->name : "?");
 	sim_sync();
+	/* after the sync: a reader inside with us, earlier in modelled time, may have written it */
+	if (write_line(l))
+		sim_sync();
 	t = sim_now();
 	l->readers--;
 	l->rd_hold_acc += t;
@@ -166,6 +184,8 @@ void sim_write_unlock(struct sim_rwlock *l)
 	if (!l->wlocked)
 		sim_bug("write_unlock(%s) of a lock not write-held", l->name ? l->name : "?");
 	sim_sync();
+	if (write_line(l))
+		sim_sync();
 	t = sim_now();
 	l->wr.hold_ns += t - l->write_since;
 	l->wlocked = false;

@@ -29,6 +29,13 @@ struct sim_rwlock {
 	struct sim_agent *owner; /* the writer, if an agent */
 	/* who wrote the lock word last (sim_rwlock_claim_line): its task, or its id * 2 + 1; 0: nobody */
 	uintptr_t line_owner;
+	/*
+	 * Called when an agent's acquire or release finds the line last
+	 * written by another (NULL: not modelled): the caller counts the
+	 * transfer's cost; an acquire pays it holding the lock, a release
+	 * before letting go.
+	 */
+	void (*on_bounce)(void);
 	struct sim_waitlist queue;
 	u64 write_since;
 	u64 busy_since, busy_ns; /* time with a writer or any reader inside */

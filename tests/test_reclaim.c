@@ -192,7 +192,7 @@ static void test_placement(void)
  * The placement rule of S3's older kernels (mm_sw.lru_gen_add, set by the
  * max-guest-memory variants): before 6.14 an active folio joins the
  * youngest generation itself; 6.1 files a swap-backed one just above the
- * oldest, 6.8 just below the youngest, and 6.8 keeps the rest off the
+ * oldest, 6.7 just below the youngest, and 6.7 keeps the rest off the
  * oldest when there are more than MIN_NR_GENS generations.
  */
 static void test_placement_before_6_14(void)
@@ -213,7 +213,7 @@ static void test_placement_before_6_14(void)
 	folio_set_swapbacked(f);
 	EXPECT_EQ(lru_gen_folio_seq(&root_lruvec, f, false), g->min_seq + 1);
 	lab_switches_for_run("max-guest-memory", "6.12", NULL, 0);
-	EXPECT_EQ(mm_sw.lru_gen_add, LRU_GEN_ADD_6_8);
+	EXPECT_EQ(mm_sw.lru_gen_add, LRU_GEN_ADD_6_7);
 	EXPECT_EQ(lru_gen_folio_seq(&root_lruvec, f, false), g->max_seq - 1);
 	folio_clear_swapbacked(f);
 	/* MIN_NR_GENS + 1 generations after setup: the oldest; one more aging: above it */

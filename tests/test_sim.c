@@ -242,6 +242,34 @@ static void test_rwlock_line_owner(void)
 	sim_engine_destroy(e);
 }
 
+/*
+ * Bounces of the lock word between two readers inside together: R1 reads
+ * 0..100, R2 20..120. R1's acquire finds nobody's line; R2's finds R1's;
+ * R1's release at 100 finds R2's (written at 20, though R1 may have run
+ * ahead of R2 on the host); R2's release finds R1's. Three, in modelled
+ * order, whichever agent the host ran first.
+ */
+static int bounces;
+static void count_bounce(void) { bounces++; }
+
+static void test_rwlock_bounces_in_modelled_order(void)
+{
+	struct locker k[] = { { .at = 0, .hold = 100 }, { .at = 20, .hold = 100 } };
+	struct sim_rwlock l;
+	struct sim_engine *e = new_engine(1, 0);
+
+	sim_rwlock_init(&l, "mmu_lock");
+	l.on_bounce = count_bounce;
+	bounces = 0;
+	for (int i = 0; i < 2; i++) {
+		k[i].l = &l;
+		sim_agent_create(e, "locker", "reader", locker_fn, &k[i]);
+	}
+	EXPECT_EQ(sim_run(e), 0);
+	EXPECT_EQ(bounces, 3);
+	sim_engine_destroy(e);
+}
+
 static void test_writer_waits_for_readers_to_drain(void)
 {
 	/*
@@ -1159,6 +1187,7 @@ static const struct ktap_case cases[] = {
 	{ "clock_order_and_ties", test_clock_order_and_ties },
 	{ "same_seed_same_trace", test_same_seed_same_trace },
 	{ "rwlock_line_owner", test_rwlock_line_owner },
+	{ "rwlock_bounces_in_modelled_order", test_rwlock_bounces_in_modelled_order },
 	{ "writer_waits_for_readers_to_drain", test_writer_waits_for_readers_to_drain },
 	{ "readers_queue_behind_waiting_writer", test_readers_queue_behind_waiting_writer },
 	{ "queued_readers_enter_together", test_queued_readers_enter_together },

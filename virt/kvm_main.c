@@ -437,6 +437,12 @@ bool kvm_check_request_tlb_flush(struct kvm_vcpu *vcpu)
 	return pending;
 }
 
+/* kvm->mmu_lock's word came from another CPU's cache (virt/mmu_lock.h) */
+static void kvm_mmu_lock_bounce(void)
+{
+	hw_count(EV_mmu_lock_bounce, 1);
+}
+
 struct kvm *kvm_create_vm(struct mm_struct *mm, const struct kvm_create_params *p)
 {
 	struct kvm *kvm = host_calloc(1, sizeof(*kvm), "a VM");
@@ -447,6 +453,7 @@ struct kvm *kvm_create_vm(struct mm_struct *mm, const struct kvm_create_params *
 	kvm->s2_hw_af = p->s2_hw_af;
 	kvm->tlbi_range = p->tlbi_range;
 	sim_rwlock_init(&kvm->mmu_lock, "kvm->mmu_lock");
+	kvm->mmu_lock.on_bounce = kvm_mmu_lock_bounce;
 	kvm->nr_vcpus = p->nr_vcpus;
 	kvm->root_refs = p->nr_vcpus;
 	kvm->vcpus = host_calloc((size_t)max(p->nr_vcpus, 1), sizeof(*kvm->vcpus), "vCPUs");

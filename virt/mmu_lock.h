@@ -8,9 +8,11 @@
  *
  * The lock word is one cache line every vCPU fault, notifier and reclaim
  * thread writes: an acquire or a release by a CPU other than the line's
- * last writer fetches it from that CPU's cache first (mmu_lock_bounce),
- * inside the hold for a release, before it for an acquire - what makes a
- * lock taken from many CPUs cost more than its uncontended atomic.
+ * last writer fetches it from that CPU's cache first (mmu_lock_bounce,
+ * counted by the lock's on_bounce: kvm_create_vm) - what makes a lock
+ * taken from many CPUs cost more than its uncontended atomic. Both are
+ * charged inside the hold: while the line travels nobody else can take
+ * the lock either.
  */
 #ifndef PTELAB_VIRT_MMU_LOCK_H
 #define PTELAB_VIRT_MMU_LOCK_H
@@ -33,15 +35,11 @@ static inline void kvm_mmu_lock(struct kvm *kvm, enum kvm_lock_mode mode)
 		hw_count(EV_mmu_lock_read, 1);
 		sim_read_lock(&kvm->mmu_lock, 0);
 	}
-	if (sim_rwlock_claim_line(&kvm->mmu_lock))
-		hw_count(EV_mmu_lock_bounce, 1);
 	sim_frame_exit(frame);
 }
 
 static inline void kvm_mmu_unlock(struct kvm *kvm, enum kvm_lock_mode mode)
 {
-	if (mode != KVM_LOCKLESS && sim_rwlock_claim_line(&kvm->mmu_lock))
-		hw_count(EV_mmu_lock_bounce, 1);
 	if (mode == KVM_LOCK_WRITE)
 		sim_write_unlock(&kvm->mmu_lock);
 	else if (mode == KVM_LOCK_READ)
