@@ -14,8 +14,6 @@ void sim_rwlock_init(struct sim_rwlock *l, const char *name)
 	*l = (struct sim_rwlock){ .name = name };
 }
 
-bool sim_rwlock_claim_line(struct sim_rwlock *l);
-
 /* The running agent writes the lock word: a bounce if another wrote it last. */
 static bool write_line(struct sim_rwlock *l)
 {

@@ -54,8 +54,8 @@ void sim_write_unlock(struct sim_rwlock *l);
 /*
  * The running agent writes the lock word (the atomic of an acquire or a
  * release): true if the line must come from the CPU of the agent that
- * wrote it last - a cache-to-cache transfer the caller counts, before a
- * release, after an acquire. Outside an agent: false.
+ * wrote it last - a cache-to-cache transfer. The lock's acquires and
+ * releases ask it themselves and call on_bounce. Outside an agent: false.
  */
 bool sim_rwlock_claim_line(struct sim_rwlock *l);
 /* As read_trylock()/write_trylock(): succeed only when the lock would not wait. */
