@@ -23,3 +23,19 @@ def test_bench_loop_does_the_work_it_claims(tmp_path):
     assert int(young) == 5 * 2 * 4096
     bad = subprocess.run([str(exe)], capture_output=True, text=True)
     assert bad.returncode == 2 and "usage" in bad.stderr
+
+
+def test_bench_reads_published_figures_from_the_data_file():
+    """bench.py's published column comes from data/published.tsv, row by row."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench", ROOT / "tools" / "bench.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rows = [l.rstrip("\n").split("\t") for l in (ROOT / "data" / "published.tsv").read_text().splitlines()
+            if l.strip() and not l.startswith("#")]
+    s1 = [r for r in rows if r[:3] == ["S1", "mglru", "after"]]
+    assert len(s1) == 1
+    value, unit, source = bench.published_figure("S1", "mglru", "after")
+    assert value == float(s1[0][3]) and unit == s1[0][4] and source == s1[0][5]
+    assert bench.published_figure("S1", "no-such-row", "after") is None
