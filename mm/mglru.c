@@ -617,21 +617,22 @@ static bool lru_gen_retry_folio(const struct folio *folio)
 }
 
 /*
- * evict_folios: take folios from the oldest generation's tail. A folio
- * promoted since (its gen differs) is only moved (sort_folio); the others
- * are isolated and judged by shrink_folio_list.
+ * scan_folios (under the lru_lock): folios from the oldest generation's
+ * tail. A folio promoted since (its gen differs) is only moved
+ * (sort_folio); the others are isolated, until MIN_LRU_BATCH pages are or
+ * MAX_LRU_BATCH folios were looked at. An empty oldest generation is
+ * retired on the way (evict_folios' try_to_inc_min_seq) unless it is one
+ * of the last MIN_NR_GENS (that needs aging). Returns how many folios
+ * went to list[]; *nr_scanned counts the pages looked at.
  */
-static u64 evict_folios(u64 nr_to_reclaim, struct lruvec *lruvec, struct reclaim_stat *rs,
-			int *nr_scanned)
+static int scan_folios(struct lruvec *lruvec, struct reclaim_stat *rs, u32 *list, int *nr_scanned)
 {
-	PERF_FUNC();
 	struct lru_gen_folio *lrugen = &lruvec->lrugen;
-	int frame = SIM_FRAME("shrink_folio_list");
-	u64 reclaimed = 0;
-	int scanned = 0, isolated = 0;
+	int remaining = MAX_LRU_BATCH, n = 0;
+	long isolated = 0;
 
-	hw_count(EV_lock_acquire, 1);
-	while (reclaimed < nr_to_reclaim && scanned < 4 * SWAP_CLUSTER_MAX) {
+	*nr_scanned = 0;
+	while (isolated < MIN_LRU_BATCH && remaining) {
 		int g = lru_gen_from_seq(lrugen->min_seq);
 		struct folio *folio;
 
@@ -644,14 +645,10 @@ static u64 evict_folios(u64 nr_to_reclaim, struct lruvec *lruvec, struct reclaim
 			continue;
 		}
 		folio = (struct folio *)&mem_map[lrugen->tail[g]];
-		/*
-		 * Read the size now: once reclaim_clean_folio() has freed the
-		 * folio, the buddy allocator may have merged it into a larger
-		 * free block and its head page says nothing about this folio.
-		 */
 		long nr = folio_nr_pages(folio);
 
-		scanned += (int)nr;
+		remaining--;
+		*nr_scanned += (int)nr;
 		rs->nr_scanned += (u64)nr;
 		/* sort_folio: promoted, or not reclaimable here */
 		if (folio_lru_gen(folio) != g || folio_test_unevictable(folio) ||
@@ -664,32 +661,64 @@ static u64 evict_folios(u64 nr_to_reclaim, struct lruvec *lruvec, struct reclaim
 		/* isolate_folio */
 		lru_gen_del_folio(lruvec, folio, true);
 		hw_count(EV_lru_isolate, 1);
-		isolated++;
+		list[n++] = (u32)folio_pfn(folio);
+		isolated += nr;
+	}
+	return n;
+}
+
+/*
+ * evict_folios: isolate a batch under the lru_lock (scan_folios), drop
+ * the lock and judge the batch (shrink_folio_list: references, then
+ * unmap and free or write out), then take the lock again to put back
+ * what stays (move_folios_to_lru). Concurrent reclaimers work on
+ * different batches: a folio isolated here is off every list until then.
+ */
+static u64 evict_folios(struct lruvec *lruvec, struct reclaim_stat *rs, int *nr_scanned)
+{
+	PERF_FUNC();
+	int frame = SIM_FRAME("shrink_folio_list");
+	u32 list[MIN_LRU_BATCH];
+	u64 reclaimed = 0;
+	int n, kept = 0;
+
+	hw_count(EV_lock_acquire, 1);
+	n = scan_folios(lruvec, rs, list, nr_scanned);
+	for (int i = 0; i < n; i++) {
+		struct folio *folio = (struct folio *)&mem_map[list[i]];
+		/*
+		 * Read the size now: once reclaim_clean_folio() has freed the
+		 * folio, the buddy allocator may have merged it into a larger
+		 * free block and its head page says nothing about this folio.
+		 */
+		long nr = folio_nr_pages(folio);
+
 		sim_frame_enter(frame);
 		switch (folio_check_references(folio, rs)) {
 		case FOLIOREF_ACTIVATE:
 			folio_set_active(folio);
-			lru_gen_putback_folio(lruvec, folio);
+			list[kept++] = list[i];
 			rs->nr_activated += (u64)nr;
 			break;
 		case FOLIOREF_KEEP:
-			lru_gen_putback_folio(lruvec, folio);
+			list[kept++] = list[i];
 			break;
 		default:
 			if (reclaim_folio(folio) || /* the folio is gone */
 			    (lru_gen_retry_folio(folio) && reclaim_folio(folio))) {
 				reclaimed += (u64)nr;
 			} else {
-				lru_gen_putback_folio(lruvec, folio);
+				list[kept++] = list[i];
 				rs->nr_kept += (u64)nr;
 			}
 		}
 		sim_frame_exit(frame);
 	}
 	/* the lru_lock again for move_folios_to_lru, after shrink_folio_list */
-	if (isolated)
+	if (n)
 		hw_count(EV_lock_acquire, 1);
-	*nr_scanned = scanned;
+	for (int i = 0; i < kept; i++)
+		lru_gen_putback_folio(lruvec, (struct folio *)&mem_map[list[i]]);
 	return reclaimed;
 }
 
@@ -711,7 +740,7 @@ u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, struct recla
 
 		sim_frame_enter(frame);
 		int scanned;
-		u64 r = evict_folios(nr_to_reclaim - reclaimed, lruvec, rs, &scanned);
+		u64 r = evict_folios(lruvec, rs, &scanned);
 		sim_frame_exit(frame);
 
 		reclaimed += r;

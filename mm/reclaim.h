@@ -11,7 +11,8 @@
 #include "mm/mm.h"
 
 #define SWAP_CLUSTER_MAX 32
-#define MIN_LRU_BATCH 64     /* look-around window, in PTEs */
+#define MIN_LRU_BATCH 64     /* look-around window, in PTEs; an eviction batch, in pages */
+#define MAX_LRU_BATCH (MIN_LRU_BATCH * 64) /* folios one eviction batch looks at */
 #define MIN_NR_GENS 2
 #define BLOOM_FILTER_SHIFT 15
 

@@ -114,77 +114,102 @@ bool reclaim_folio(struct folio *folio)
 	return shmem_writeout(folio); /* pageout() */
 }
 
+/*
+ * shrink_active_list: isolate nr_pages from the active list's tail under
+ * the lru_lock, test (and clear) their young bits with the lock dropped,
+ * then put them on the inactive list under the lock again.
+ */
 static void shrink_active_list(enum lru_list lru, long nr_pages, struct reclaim_stat *rs)
 {
 	PERF_FUNC();
+	u32 list[SWAP_CLUSTER_MAX];
 	struct folio *folio;
-
-	int isolated = 0;
+	int n = 0;
 
 	hw_count(EV_lock_acquire, 1);
-	while (nr_pages > 0 && (folio = lru_last(&root_lruvec, lru))) {
+	while (nr_pages > 0 && n < SWAP_CLUSTER_MAX && (folio = lru_last(&root_lruvec, lru))) {
 		lru_del_folio(folio);
 		hw_count(EV_lru_isolate, 1);
-		isolated++;
+		list[n++] = (u32)folio_pfn(folio);
 		nr_pages -= folio_nr_pages(folio);
 		rs->nr_scanned += (u64)folio_nr_pages(folio);
-		/* the young bits are tested (and cleared) on the way down */
+	}
+	for (int i = 0; i < n; i++) {
 		unsigned long vm_flags;
 
+		folio = (struct folio *)&mem_map[list[i]];
+		/* the young bits are tested (and cleared) on the way down */
 		folio_referenced(folio, 0, NULL, &vm_flags);
 		folio_clear_active(folio);
-		folio_add_lru_locked(folio);
-		hw_count(EV_lru_putback, 1);
 	}
 	/* the lru_lock again for move_folios_to_lru, after the references were tested */
-	if (isolated)
+	if (n)
 		hw_count(EV_lock_acquire, 1);
+	for (int i = 0; i < n; i++) {
+		folio_add_lru_locked((struct folio *)&mem_map[list[i]]);
+		hw_count(EV_lru_putback, 1);
+	}
 }
 
-static u64 shrink_inactive_list(enum lru_list lru, u64 nr_to_reclaim, struct reclaim_stat *rs)
+/*
+ * shrink_inactive_list: isolate up to SWAP_CLUSTER_MAX pages from the
+ * inactive list's tail under the lru_lock (isolate_lru_folios), judge
+ * them with the lock dropped (shrink_folio_list), and put back what
+ * stays under the lock again (move_folios_to_lru).
+ */
+static u64 shrink_inactive_list(enum lru_list lru, struct reclaim_stat *rs)
 {
 	PERF_FUNC();
 	int frame = SIM_FRAME("shrink_folio_list");
+	u32 list[SWAP_CLUSTER_MAX];
 	u64 reclaimed = 0;
-	int isolated = 0;
+	long isolated = 0;
 	struct folio *folio;
+	int n = 0, kept = 0;
 
 	hw_count(EV_lock_acquire, 1);
-	while (reclaimed < nr_to_reclaim && isolated < SWAP_CLUSTER_MAX &&
-	       (folio = lru_last(&root_lruvec, lru))) {
+	while (isolated < SWAP_CLUSTER_MAX && (folio = lru_last(&root_lruvec, lru))) {
 		long nr = folio_nr_pages(folio);
 
 		lru_del_folio(folio);
 		hw_count(EV_lru_isolate, 1);
-		isolated += (int)nr;
+		list[n++] = (u32)folio_pfn(folio);
+		isolated += nr;
 		rs->nr_scanned += (u64)nr;
+	}
+	for (int i = 0; i < n; i++) {
+		folio = (struct folio *)&mem_map[list[i]];
+		/* read the size now: a reclaimed folio's head page says nothing once freed */
+		long nr = folio_nr_pages(folio);
+
 		sim_frame_enter(frame);
 		switch (folio_check_references(folio, rs)) {
 		case FOLIOREF_ACTIVATE:
 			folio_set_active(folio);
-			folio_add_lru_locked(folio);
-			hw_count(EV_lru_putback, 1);
+			list[kept++] = list[i];
 			rs->nr_activated += (u64)nr;
 			break;
 		case FOLIOREF_KEEP:
-			folio_add_lru_locked(folio);
-			hw_count(EV_lru_putback, 1);
+			list[kept++] = list[i];
 			rs->nr_kept += (u64)nr;
 			break;
 		default:
 			if (reclaim_folio(folio)) {
 				reclaimed += (u64)nr;
 			} else {
-				folio_add_lru_locked(folio);
-				hw_count(EV_lru_putback, 1);
+				list[kept++] = list[i];
 				rs->nr_kept += (u64)nr;
 			}
 		}
 		sim_frame_exit(frame);
 	}
 	/* the lru_lock again for move_folios_to_lru, after shrink_folio_list */
-	if (isolated)
+	if (n)
 		hw_count(EV_lock_acquire, 1);
+	for (int i = 0; i < kept; i++) {
+		folio_add_lru_locked((struct folio *)&mem_map[list[i]]);
+		hw_count(EV_lru_putback, 1);
+	}
 	return reclaimed;
 }
 
@@ -200,7 +225,7 @@ static u64 shrink_list_type(enum lru_list inactive, u64 nr_to_reclaim, struct re
 			shrink_active_list(active, SWAP_CLUSTER_MAX, rs);
 		if (!lru_last(&root_lruvec, inactive))
 			break;
-		u64 r = shrink_inactive_list(inactive, nr_to_reclaim - reclaimed, rs);
+		u64 r = shrink_inactive_list(inactive, rs);
 
 		reclaimed += r;
 		if (!r && !root_lruvec.nr_pages[active] &&
@@ -231,9 +256,11 @@ u64 shrink_lruvec_classic(u64 nr_to_reclaim, struct reclaim_stat *rs)
 #define MAX_RECLAIM_RETRIES 16
 
 /*
- * memory.reclaim: try_to_free_mem_cgroup_pages in batches of at most
- * SWAP_CLUSTER_MAX pages until the request is met, so the overshoot is
- * at most one folio.
+ * memory.reclaim: try_to_free_mem_cgroup_pages asking at most
+ * SWAP_CLUSTER_MAX pages at a time until the request is met. Reclaim
+ * judges whole isolation batches (SWAP_CLUSTER_MAX pages classic,
+ * MIN_LRU_BATCH multi-gen), so the overshoot is less than one batch and
+ * one folio.
  */
 u64 memory_reclaim(u64 bytes, struct reclaim_stat *rs)
 {

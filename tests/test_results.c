@@ -51,7 +51,8 @@ static double result(const struct run_result *r, const char *name)
 }
 
 /*
- * reclaim-file reclaims what was asked, to the folio: at 64K of a 64K
+ * reclaim-file reclaims what was asked, in whole folios, and less than
+ * one isolation batch more (it stops between batches): at 64K of a 64K
  * file every freed folio merges into a free block of order 10 whose head
  * says 1024 pages, so a size read after the free is caught here.
  */
@@ -75,12 +76,17 @@ static void test_reclaim_reports_what_left_the_cache(void)
 			}
 			double got = result(&r, "reclaimed_bytes");
 			u64 want = ALIGN(c[i].reclaim, c[i].folio);
-			if (got != (double)want)
+			/* reclaim stops between isolation batches: less than one batch and one folio more */
+			u64 over = (lru ? SWAP_CLUSTER_MAX : MIN_LRU_BATCH) * PAGE_SIZE + c[i].folio;
+			bool ok = got >= (double)want && got < (double)(want + over) && got <= (double)c[i].size &&
+				  fmod(got, (double)c[i].folio) == 0;
+
+			if (!ok)
 				printf("    # %s size %llu folio %llu reclaim %llu: reclaimed %.0f\n",
 				       p.lru, (unsigned long long)c[i].size,
 				       (unsigned long long)c[i].folio,
 				       (unsigned long long)c[i].reclaim, got);
-			EXPECT(got == (double)want);
+			EXPECT(ok);
 			EXPECT_EQ(hw_violations.total, 0);
 		}
 	}
@@ -102,7 +108,8 @@ static void test_reclaim_cross_check_catches_a_wrong_count(void)
 	EXPECT(mmap_file(t.mm, T_BASE + SZ_2M, SZ_1M_T, file, 0, VM_READ) != NULL);
 	for (u64 a = 0; a < SZ_1M_T; a += PAGE_SIZE)
 		access_user(t.cpu, t.mm, T_BASE + SZ_2M + a, false);
-	EXPECT_EQ(memory_reclaim(SZ_64K, &rs), 16);
+	u64 first = memory_reclaim(SZ_64K, &rs);
+	EXPECT(first >= 16 && first < 16 + MIN_LRU_BATCH + 16); /* whole batches: see memory_reclaim */
 	EXPECT_EQ(hw_violations.total, 0);
 
 	struct folio **saved = calloc(nr, sizeof(*saved));
