@@ -87,6 +87,30 @@ static void exact(const char *lru, u64 batch)
 static void test_reclaim_exact_mglru(void) { exact("mglru", MIN_LRU_BATCH); }
 static void test_reclaim_exact_classic(void) { exact("classic", SWAP_CLUSTER_MAX); }
 
+/*
+ * Reclaim isolates a batch, then judges it (evict_folios, and
+ * shrink_inactive_list): once the LRU's tail is cold, asking one page
+ * frees the whole batch (MIN_LRU_BATCH pages, SWAP_CLUSTER_MAX classic),
+ * not the first folio it finds.
+ */
+static void batch(const char *lru, u64 pages)
+{
+	struct r_lab r;
+	struct reclaim_stat rs = { 0 };
+
+	r_setup(&r, lru, true);
+	memory_reclaim(R_SIZE / 4, &rs); /* the tail is cold from here on */
+	u64 before = (u64)r.file->nrpages;
+	u64 got = memory_reclaim(PAGE_SIZE, &rs);
+	EXPECT_EQ(got, pages);
+	EXPECT_EQ(before - (u64)r.file->nrpages, pages);
+	r_teardown(&r);
+	EXPECT_EQ(hw_violations.total, 0);
+}
+
+static void test_reclaim_batch_mglru(void) { batch("mglru", MIN_LRU_BATCH); }
+static void test_reclaim_batch_classic(void) { batch("classic", SWAP_CLUSTER_MAX); }
+
 /* Folios read again after the first reclaim outlive cold ones. */
 static void hot_survive(const char *lru)
 {
@@ -303,6 +327,8 @@ static void test_same_decisions_mglru(void) { same_decisions("mglru"); }
 static const struct ktap_case cases[] = {
 	{ "reclaim_exact_mglru", test_reclaim_exact_mglru },
 	{ "reclaim_exact_classic", test_reclaim_exact_classic },
+	{ "reclaim_batch_mglru", test_reclaim_batch_mglru },
+	{ "reclaim_batch_classic", test_reclaim_batch_classic },
 	{ "hot_survive_mglru", test_hot_survive_mglru },
 	{ "hot_survive_classic", test_hot_survive_classic },
 	{ "generations", test_generations },
