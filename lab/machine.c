@@ -228,6 +228,7 @@ void lab_machine_teardown(void)
 	swapoff();
 	pgdat_reset();
 	lru_gen_exit();
+	ptlock_exit();
 	page_alloc_exit();
 	hw_cache_teardown();
 	hw_machine_exit();

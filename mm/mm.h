@@ -75,6 +75,11 @@ pte_t *pte_alloc_map(struct mm_struct *mm, pmd_t *pmdp);
 pte_t *pte_offset_map_lock(struct mm_struct *mm, pmd_t *pmdp, unsigned long addr,
 			   spinlock_t **ptlp);
 void pte_unmap_unlock(pte_t *ptep, spinlock_t *ptl);
+/* The split PTE lock as a lock on the sim engine (mm/ptlock.c); counted only elsewhere. */
+struct pt_meta;
+void ptlock_lock(const struct pt_meta *meta);
+void ptlock_unlock(const struct pt_meta *meta);
+void ptlock_exit(void);
 pte_t *pte_offset_map(pmd_t *pmdp, unsigned long addr);
 void free_pgtables(struct mmu_gather *tlb, struct mm_struct *mm,
 		   unsigned long floor, unsigned long ceiling);

@@ -9,6 +9,8 @@
  * (allocating on the way for faults), the split PTE lock, and freeing
  * the tables of unmapped ranges (free_pgtables).
  */
+#include <stddef.h>
+
 #include "hw/pgtable_mem.h"
 #include "mm/mm.h"
 #include "hw/perf.h"
@@ -79,8 +81,11 @@ pte_t *pte_offset_map_lock(struct mm_struct *mm, pmd_t *pmdp, unsigned long addr
 	(void)mm;
 	*ptlp = NULL;
 	if (ptep) {
+		struct pt_meta *meta = hw_pt_meta(&ptep->pte);
+
 		hw_count(EV_lock_acquire, 1);
-		*ptlp = &hw_pt_meta(&ptep->pte)->ptl_held;
+		ptlock_lock(meta); /* waits only on the engine (mm/ptlock.c) */
+		*ptlp = &meta->ptl_held;
 		(**ptlp)++;
 	}
 	return ptep;
@@ -90,6 +95,7 @@ void pte_unmap_unlock(pte_t *ptep, spinlock_t *ptl)
 {
 	(void)ptep;
 	(*ptl)--;
+	ptlock_unlock((struct pt_meta *)((char *)ptl - offsetof(struct pt_meta, ptl_held)));
 }
 
 static bool table_empty(const u64 *table)

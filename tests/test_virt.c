@@ -931,6 +931,68 @@ static void vcpu_fn(void *arg)
 	a->rc = kvm_vcpu_access(kvm_get_vcpu(a->v->kvm, 0), V_GPA + 4 * PAGE_SIZE, true);
 }
 
+/* A task that takes a PTE table's lock, looks the table up again (nested), and holds it hold ns. */
+struct ptl_args {
+	struct mm_struct *mm;
+	unsigned long addr;
+	u64 hold;
+};
+
+static void ptl_fn(void *arg)
+{
+	struct ptl_args *a = arg;
+	spinlock_t *ptl, *again_ptl;
+	pte_t *pte = pte_offset_map_lock(a->mm, pmd_walk(a->mm, a->addr), a->addr, &ptl);
+	pte_t *again = pte_offset_map_lock(a->mm, pmd_walk(a->mm, a->addr), a->addr, &again_ptl);
+
+	pte_unmap_unlock(again, again_ptl);
+	sim_advance(a->hold);
+	pte_unmap_unlock(pte, ptl);
+}
+
+/*
+ * The split PTE lock on the engine: a task that finds a table's lock
+ * held spins until the holder lets go (folio_referenced_one holds it
+ * across the notifier); another table's lock is another lock.
+ */
+static void test_ptlock_spins_behind_its_holder(void)
+{
+	struct v_lab v;
+	struct sim_engine *e;
+	struct sim_profile p;
+	const struct sim_frame_row *row;
+
+	v_setup(&v, "x86", false, 1, cfg(KVM_MMU_TDP, 6, 1), true, false);
+	/* the VMM's table of V_HVA and a second one, 2M further */
+	unsigned long far = V_HVA + SZ_2M;
+	EXPECT(pte_alloc_map(v.mm, pmd_alloc_walk(v.mm, V_HVA)) != NULL);
+	EXPECT(pte_alloc_map(v.mm, pmd_alloc_walk(v.mm, far)) != NULL);
+	struct ptl_args holder = { v.mm, V_HVA, 3000 }, waiter = { v.mm, V_HVA + 5 * PAGE_SIZE, 0 },
+			other = { v.mm, far, 0 };
+
+	e = sim_engine_create(&(struct sim_config){ .seed = 1 });
+	sim_agent_create(e, "holder", "reclaim", ptl_fn, &holder);
+	sim_agent_create(e, "waiter", "reclaim", ptl_fn, &waiter);
+	sim_agent_create(e, "other", "reclaim", ptl_fn, &other);
+	EXPECT_EQ(sim_run(e), 0);
+	/* the holder (id 0) locks at 0 and lets go at 3000: the waiter spun from 0 to 3000 */
+	EXPECT_EQ(sim_agent(e, 0)->clock, 3000);
+	EXPECT_EQ(sim_agent(e, 1)->clock, 3000);
+	EXPECT_EQ(sim_agent(e, 2)->clock, 0);
+	sim_profile_agent(&p, sim_agent(e, 1));
+	row = sim_profile_row(&p, "_raw_spin_lock");
+	EXPECT(row && row->incl_ns == 3000);
+	sim_profile_release(&p);
+	sim_engine_destroy(e);
+	/* outside the engine the lock is only counted: the same table twice is no wait */
+	spinlock_t *ptl;
+	pte_t *pte = pte_offset_map_lock(v.mm, pmd_walk(v.mm, V_HVA), V_HVA, &ptl);
+	EXPECT(pte != NULL);
+	pte_unmap_unlock(pte, ptl);
+	v_teardown(&v);
+	EXPECT_EQ(hw_violations.total, 0);
+}
+
 static void test_two_agents_wait_on_mmu_lock(void)
 {
 	struct v_lab v;
@@ -1045,6 +1107,7 @@ static const struct ktap_case cases[] = {
 	{ "munmap_and_cow_invalidate", test_munmap_and_cow_invalidate },
 	{ "release_on_exit", test_release_on_exit },
 	{ "two_agents_wait_on_mmu_lock", test_two_agents_wait_on_mmu_lock },
+	{ "ptlock_spins_behind_its_holder", test_ptlock_spins_behind_its_holder },
 	{ "profile_missing_cost_fails", test_profile_missing_cost_fails },
 };
 
