@@ -5,6 +5,7 @@
 #include "hw/cache.h"
 #include "hw/events.h"
 #include "hw/host.h"
+#include "hw/invariants.h"
 #include "hw/pgtable_mem.h"
 
 /*
@@ -100,6 +101,11 @@ u64 *hw_pt_alloc(int level)
 
 void hw_pt_free(u64 *table)
 {
+	const struct pt_meta *meta = hw_pt_meta(table);
+
+	/* the kernel frees a table only once nobody holds its lock */
+	if (meta->level == 3 && meta->ptl_held)
+		hw_violation(VIOL_OTHER, "PTE table #%u freed while its lock is held", meta->id);
 	*(void **)table = free_slots;
 	free_slots = table;
 	live--;

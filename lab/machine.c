@@ -81,6 +81,7 @@ void lab_reset(void)
 	/* what a previous run left: its mms are forgotten, then every table slot is free */
 	mm_reset();
 	hw_pt_reset();
+	ptlock_exit();
 	lruvec_init(&root_lruvec);
 	lru_gen_init();
 	mlock_reset();

@@ -43,6 +43,7 @@ void lab_switches_reset(void)
 	mm_sw.lru_gen_spte = LRU_GEN_SPTE_NOTIFY;
 	mm_sw.lru_gen_add = LRU_GEN_ADD_6_14;
 	mm_sw.referenced_flush = true;
+	mm_sw.lru_gen_7_2 = true;
 	mm_sw.zap_clear_ptes_v3 = false;
 }
 

@@ -153,8 +153,10 @@ static vm_fault_t do_wp_page(struct vm_fault *vmf)
 	entry = pte_mkyoung(pte_mkdirty(pte_mkwrite(pfn_pte(folio_pfn(new), vma->vm_page_prot))));
 	/*
 	 * wp_page_copy (7.3): secondary MMUs drop the old page first. The
-	 * kernel starts the invalidation before it retakes the PTL; the lab
-	 * keeps the PTL it was given (it is a count here, not a lock).
+	 * kernel drops the PTL, allocates, starts the invalidation and only
+	 * then retakes it; the lab keeps the PTL it was given. That is the
+	 * same outside the discrete-event engine (the PTL is only counted
+	 * there); on it (mm/ptlock.c) no workload copies on write.
 	 */
 	struct mmu_notifier_range range;
 

@@ -176,10 +176,26 @@ void lru_gen_del_folio(struct lruvec *lruvec, struct folio *folio, bool reclaimi
 	folio_clear_lru(folio);
 }
 
-/* Promotion: the folio belongs to seq's generation from now on. */
+/* The MGLRU shape before 6.14's "mm/mglru: rework workingset protection". */
+static bool lru_gen_before_6_14(void)
+{
+	return mm_sw.lru_gen_add != LRU_GEN_ADD_6_14;
+}
+
+/*
+ * Promotion: the folio belongs to seq's generation from now on. One that
+ * reclaim has isolated (no generation) is only marked PG_referenced
+ * before 6.14, for shrink_folio_list to keep (evict_folios); from 6.14
+ * the scans do not reach it (get_pfn_folio).
+ */
 void folio_update_gen(struct folio *folio, u64 seq)
 {
-	if (folio->page.gen && folio_lru_gen(folio) != lru_gen_from_seq(seq))
+	if (!folio->page.gen) {
+		if (lru_gen_before_6_14())
+			folio_set_referenced(folio);
+		return;
+	}
+	if (folio_lru_gen(folio) != lru_gen_from_seq(seq))
 		folio->page.gen = (u8)(lru_gen_from_seq(seq) + 1);
 }
 
@@ -281,6 +297,10 @@ static unsigned int run_of(struct folio *folio, unsigned long addr, pte_t *ptep,
 	return folio_pte_batch_flags(folio, NULL, ptep, ptentp, max_nr, FPB_MERGE_YOUNG_DIRTY);
 }
 
+/*
+ * get_pfn_folio: the folio a young entry maps. From 6.14 only one on the
+ * generations; before, an isolated one too (folio_update_gen marks it).
+ */
 static struct folio *lru_gen_folio_of(pte_t pte)
 {
 	u64 pfn = pte_pfn(pte);
@@ -288,7 +308,7 @@ static struct folio *lru_gen_folio_of(pte_t pte)
 	if (pfn >= max_pfn)
 		return NULL;
 	struct folio *folio = pfn_folio(pfn);
-	return folio->page.gen ? folio : NULL;
+	return folio->page.gen || lru_gen_before_6_14() ? folio : NULL;
 }
 
 /*
@@ -424,6 +444,11 @@ bool lru_gen_look_around(struct page_vma_mapped_walk *pvmw, unsigned int nr)
 		sim_frame_exit(frame);
 		return false;
 	}
+	/* another task waits for this table: the neighbours can wait for the next scan */
+	if (pvmw->ptl && pte_lock_contended(pvmw->ptl)) {
+		sim_frame_exit(frame);
+		return folio_young;
+	}
 	start = max(addr & PMD_MASK, vma->vm_start);
 	end = min(addr | ~PMD_MASK, vma->vm_end - 1) + 1;
 	if (end - start == PAGE_SIZE && !seed) {
@@ -477,9 +502,16 @@ static void walk_pte_range(struct lruvec *lruvec, struct vm_area_struct *vma, pm
 {
 	PERF_FUNC();
 	spinlock_t *ptl;
-	pte_t *table = pte_offset_map_lock(vma->vm_mm, pmdp, start, &ptl), *ptep = table;
+	pte_t *table = pte_offset_map_trylock(vma->vm_mm, pmdp, start, &ptl), *ptep = table;
 	int total = 0, young = 0;
 	unsigned int nr;
+
+	/* spin_trylock: a table another task has locked is not waited for */
+	if (!table) {
+		if (mm_sw.lru_gen_7_2) /* 7.2+: scanned at the next aging */
+			update_bloom_filter(lruvec, lruvec->lrugen.max_seq + 1, pmdp);
+		return;
+	}
 
 	unsigned long window = start;
 	u64 spte = 0;
@@ -620,15 +652,17 @@ static bool lru_gen_retry_folio(const struct folio *folio)
  * scan_folios (under the lru_lock): folios from the oldest generation's
  * tail. A folio promoted since (its gen differs) is only moved
  * (sort_folio); the others are isolated, until MIN_LRU_BATCH pages are or
- * MAX_LRU_BATCH folios were looked at. An empty oldest generation is
- * retired on the way (evict_folios' try_to_inc_min_seq) unless it is one
- * of the last MIN_NR_GENS (that needs aging). Returns how many folios
- * went to list[]; *nr_scanned counts the pages looked at.
+ * the batch's folios were looked at (MIN_LRU_BATCH from 7.2, which hands
+ * evict_folios min(nr_to_scan, MIN_LRU_BATCH); MAX_LRU_BATCH before). An
+ * empty oldest generation is retired on the way (evict_folios'
+ * try_to_inc_min_seq); with only MIN_NR_GENS generations left the batch
+ * ends (they need aging). Returns how many folios went to list[];
+ * *nr_scanned counts the pages looked at.
  */
 static int scan_folios(struct lruvec *lruvec, struct reclaim_stat *rs, u32 *list, int *nr_scanned)
 {
 	struct lru_gen_folio *lrugen = &lruvec->lrugen;
-	int remaining = MAX_LRU_BATCH, n = 0;
+	int remaining = mm_sw.lru_gen_7_2 ? MIN_LRU_BATCH : MAX_LRU_BATCH, n = 0;
 	long isolated = 0;
 
 	*nr_scanned = 0;
@@ -636,6 +670,9 @@ static int scan_folios(struct lruvec *lruvec, struct reclaim_stat *rs, u32 *list
 		int g = lru_gen_from_seq(lrugen->min_seq);
 		struct folio *folio;
 
+		/* the youngest MIN_NR_GENS generations are not evicted from: they need aging first */
+		if (lrugen->max_seq - lrugen->min_seq + 1 <= MIN_NR_GENS)
+			break;
 		if (lrugen->tail[g] == NULL_PFN) {
 			u64 before = lrugen->min_seq;
 
@@ -694,6 +731,13 @@ static u64 evict_folios(struct lruvec *lruvec, struct reclaim_stat *rs, int *nr_
 		long nr = folio_nr_pages(folio);
 
 		sim_frame_enter(frame);
+		/* before 6.14: "folio_update_gen() tried to promote this page?": kept, no rmap walk */
+		if (lru_gen_before_6_14() && folio_mapped(folio) && folio_test_referenced(folio)) {
+			list[kept++] = list[i];
+			rs->nr_kept += (u64)nr;
+			sim_frame_exit(frame);
+			continue;
+		}
 		switch (folio_check_references(folio, rs)) {
 		case FOLIOREF_ACTIVATE:
 			folio_set_active(folio);

@@ -78,7 +78,16 @@ void pte_unmap_unlock(pte_t *ptep, spinlock_t *ptl);
 /* The split PTE lock as a lock on the sim engine (mm/ptlock.c); counted only elsewhere. */
 struct pt_meta;
 void ptlock_lock(const struct pt_meta *meta);
+bool ptlock_trylock(const struct pt_meta *meta);
+bool ptlock_contended(const struct pt_meta *meta);
 void ptlock_unlock(const struct pt_meta *meta);
+/* spin_trylock'ed pte_offset_map_lock: NULL if the table is absent or its lock is held */
+pte_t *pte_offset_map_trylock(struct mm_struct *mm, pmd_t *pmdp, unsigned long addr,
+			      spinlock_t **ptlp);
+/* spin_is_contended(ptl) of a lock pte_offset_map_lock returned */
+bool pte_lock_contended(spinlock_t *ptl);
+bool ptlock_any_held(void);
+bool ptlock_held_by_current(void);
 void ptlock_exit(void);
 pte_t *pte_offset_map(pmd_t *pmdp, unsigned long addr);
 void free_pgtables(struct mmu_gather *tlb, struct mm_struct *mm,

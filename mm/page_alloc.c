@@ -211,6 +211,11 @@ struct folio *folio_alloc(unsigned int order)
 			break;
 		int frame = SIM_FRAME("__alloc_pages_direct_reclaim");
 
+		/* the kernel never reclaims (sleeps) under a PTE table's spinlock */
+		if (ptlock_held_by_current())
+			sim_bug("direct reclaim with a PTE table's lock held: a fault path here "
+				"allocates under the lock, which the kernel does not");
+
 		sim_frame_enter(frame);
 		try_to_free_pages(order);
 		sim_frame_exit(frame);

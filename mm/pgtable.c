@@ -91,11 +91,40 @@ pte_t *pte_offset_map_lock(struct mm_struct *mm, pmd_t *pmdp, unsigned long addr
 	return ptep;
 }
 
+static struct pt_meta *ptl_meta(spinlock_t *ptl)
+{
+	return (struct pt_meta *)((char *)ptl - offsetof(struct pt_meta, ptl_held));
+}
+
+pte_t *pte_offset_map_trylock(struct mm_struct *mm, pmd_t *pmdp, unsigned long addr,
+			      spinlock_t **ptlp)
+{
+	pte_t *ptep = pte_offset_map(pmdp, addr);
+	struct pt_meta *meta;
+
+	(void)mm;
+	*ptlp = NULL;
+	if (!ptep)
+		return NULL;
+	meta = hw_pt_meta(&ptep->pte);
+	if (!ptlock_trylock(meta))
+		return NULL;
+	hw_count(EV_lock_acquire, 1);
+	*ptlp = &meta->ptl_held;
+	(**ptlp)++;
+	return ptep;
+}
+
 void pte_unmap_unlock(pte_t *ptep, spinlock_t *ptl)
 {
 	(void)ptep;
 	(*ptl)--;
-	ptlock_unlock((struct pt_meta *)((char *)ptl - offsetof(struct pt_meta, ptl_held)));
+	ptlock_unlock(ptl_meta(ptl));
+}
+
+bool pte_lock_contended(spinlock_t *ptl)
+{
+	return ptlock_contended(ptl_meta(ptl));
 }
 
 static bool table_empty(const u64 *table)

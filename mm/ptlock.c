@@ -18,6 +18,7 @@
  * its pointer) only nests.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "hw/host.h"
 #include "hw/pgtable_mem.h"
@@ -35,6 +36,30 @@ struct ptlock {
 
 static struct ptlock **ptlocks;
 static u32 nr_blocks;
+/* how many tables each agent (by id) holds the lock of */
+static u32 *held_by;
+static int nr_held_by;
+
+static void count_held(int delta)
+{
+	int id = sim_current_agent->id;
+
+	if (id >= nr_held_by) {
+		int n = id * 2 + 64;
+
+		held_by = host_realloc(held_by, (size_t)n * sizeof(*held_by), "PTE table locks");
+		memset(held_by + nr_held_by, 0, (size_t)(n - nr_held_by) * sizeof(*held_by));
+		nr_held_by = n;
+	}
+	held_by[id] += (u32)delta;
+}
+
+/* Whether the running task holds a table's lock (it must not sleep then). */
+bool ptlock_held_by_current(void)
+{
+	return sim_current_agent && sim_current_agent->id < nr_held_by &&
+	       held_by[sim_current_agent->id];
+}
 
 static struct ptlock *ptlock_ptr(const struct pt_meta *meta)
 {
@@ -69,6 +94,35 @@ void ptlock_lock(const struct pt_meta *meta)
 	}
 	sim_spin_lock(&l->lock, SIM_FRAME("_raw_spin_lock"));
 	l->depth = 1;
+	count_held(1);
+}
+
+/* spin_trylock: false if another task holds the lock (only on the engine). */
+bool ptlock_trylock(const struct pt_meta *meta)
+{
+	struct ptlock *l;
+
+	if (!sim_current_agent)
+		return true;
+	l = ptlock_ptr(meta);
+	if (l->lock.locked && l->lock.owner == sim_current_agent) {
+		l->depth++;
+		return true;
+	}
+	if (!sim_spin_trylock(&l->lock))
+		return false;
+	l->depth = 1;
+	count_held(1);
+	return true;
+}
+
+/* spin_is_contended: another task spins on the lock (only on the engine). */
+bool ptlock_contended(const struct pt_meta *meta)
+{
+	if (!sim_current_agent)
+		return false;
+	sim_sync(); /* the waiters as of now, in modelled time */
+	return ptlock_ptr(meta)->lock.queue.head != NULL;
 }
 
 void ptlock_unlock(const struct pt_meta *meta)
@@ -81,10 +135,23 @@ void ptlock_unlock(const struct pt_meta *meta)
 	if (!l->lock.locked || l->lock.owner != sim_current_agent)
 		sim_bug("pte_unmap_unlock of PTE table #%u by a task that does not hold its lock",
 			meta->id);
-	if (--l->depth == 0)
+	if (--l->depth == 0) {
 		sim_spin_unlock(&l->lock);
+		count_held(-1);
+	}
 }
 
+/* Whether a task still holds a table's lock (a run on the engine must end with none). */
+bool ptlock_any_held(void)
+{
+	for (u32 b = 0; b < nr_blocks; b++)
+		for (u32 i = 0; ptlocks[b] && i < PTLOCK_BLOCK; i++)
+			if (ptlocks[b][i].lock.locked)
+				return true;
+	return false;
+}
+
+/* Every lock goes (machine teardown, lab_reset: table ids start again at 0). */
 void ptlock_exit(void)
 {
 	for (u32 b = 0; b < nr_blocks; b++)
@@ -92,4 +159,7 @@ void ptlock_exit(void)
 	free(ptlocks);
 	ptlocks = NULL;
 	nr_blocks = 0;
+	free(held_by);
+	held_by = NULL;
+	nr_held_by = 0;
 }

@@ -5,4 +5,5 @@
 struct mm_switches mm_sw = {
 	.zap_batch = true, .fork_batch = true, .young_batch = true,
 	.deferred_split_partial = true, .folio_batch_free = true, .referenced_flush = true,
+	.lru_gen_7_2 = true,
 };

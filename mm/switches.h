@@ -89,6 +89,16 @@ struct mm_switches {
 	enum lru_gen_spte lru_gen_spte; /* set by a variant, not --without */
 	enum lru_gen_add lru_gen_add;   /* likewise */
 	/*
+	 * MGLRU as in 7.2+: try_to_shrink_lruvec hands evict_folios
+	 * min(nr_to_scan, MIN_LRU_BATCH) folios to look at (the reclaim
+	 * priority's scaling of nr_to_scan is not modelled: MIN_LRU_BATCH),
+	 * and a PTE table the aging walk finds locked is carried over to the
+	 * next generation's Bloom filter. Off (set by the 6.x variants):
+	 * scan_folios looks at up to MAX_LRU_BATCH, and a locked table is
+	 * dropped from the walk.
+	 */
+	bool lru_gen_7_2;
+	/*
 	 * folio_referenced_one asks secondary MMUs about a PTE it ages with
 	 * ptep_clear_flush_young_notify, as every merged kernel. Off (set by
 	 * a variant): ptep_clear_young_notify, as "mm: rmap: Don't flush TLB

@@ -5,6 +5,7 @@
 #include "mm/filemap.h"
 #include "mm/lru.h"
 #include "mm/reclaim.h"
+#include "mm/switches.h"
 #include "include/sched.h"
 #include "tests/ktap.h"
 #include "tests/lab_test.h"
@@ -110,6 +111,48 @@ static void batch(const char *lru, u64 pages)
 
 static void test_reclaim_batch_mglru(void) { batch("mglru", MIN_LRU_BATCH); }
 static void test_reclaim_batch_classic(void) { batch("classic", SWAP_CLUSTER_MAX); }
+
+/*
+ * Before 6.14, a folio the scans found young while reclaim had it
+ * isolated is only marked PG_referenced (folio_update_gen), and
+ * shrink_folio_list keeps a mapped one so marked without an rmap walk:
+ * the next batch's first folio, marked, stays cached; unmarked, it goes.
+ */
+static bool tail_folio_kept(bool referenced, u64 *rmap_calls)
+{
+	struct r_lab r;
+	struct reclaim_stat rs = { 0 };
+	struct lru_gen_folio *lrugen = &root_lruvec.lrugen;
+
+	r_setup(&r, "mglru", true);
+	mm_sw.lru_gen_add = LRU_GEN_ADD_6_1;
+	memory_reclaim(R_SIZE / 4, &rs); /* the tail is cold from here on */
+	u32 pfn = lrugen->tail[lrugen->min_seq % MAX_NR_GENS]; /* lru_gen_from_seq */
+	EXPECT(pfn != NULL_PFN);
+	struct folio *folio = pfn_folio(pfn);
+	u64 index = folio->page.index;
+
+	EXPECT(folio_mapped(folio));
+	if (referenced)
+		folio_set_referenced(folio);
+	u64 calls = hw_events.v[EV_rmap_call];
+	memory_reclaim(PAGE_SIZE, &rs);
+	*rmap_calls = hw_events.v[EV_rmap_call] - calls;
+	bool kept = cached(&r, index);
+	r_teardown(&r);
+	EXPECT_EQ(hw_violations.total, 0);
+	return kept;
+}
+
+static void test_isolated_referenced_before_6_14(void)
+{
+	u64 marked, unmarked;
+
+	EXPECT(tail_folio_kept(true, &marked));
+	EXPECT(!tail_folio_kept(false, &unmarked));
+	/* the marked folio was kept without its rmap walks (references, unmap) */
+	EXPECT(marked < unmarked);
+}
 
 /* Folios read again after the first reclaim outlive cold ones. */
 static void hot_survive(const char *lru)
@@ -329,6 +372,7 @@ static const struct ktap_case cases[] = {
 	{ "reclaim_exact_classic", test_reclaim_exact_classic },
 	{ "reclaim_batch_mglru", test_reclaim_batch_mglru },
 	{ "reclaim_batch_classic", test_reclaim_batch_classic },
+	{ "isolated_referenced_before_6_14", test_isolated_referenced_before_6_14 },
 	{ "hot_survive_mglru", test_hot_survive_mglru },
 	{ "hot_survive_classic", test_hot_survive_classic },
 	{ "generations", test_generations },

@@ -467,6 +467,9 @@ static int max_guest_memory_run(const struct run_params *p, struct run_result *r
 		sim_engine_report_stuck(m.e, stderr);
 		hw_violation(VIOL_NO_PROGRESS, "max-guest-memory: agents left waiting forever "
 			     "(a deadlock in the modelled kernel)");
+	} else if (ptlock_any_held()) {
+		hw_violation(VIOL_OTHER, "max-guest-memory: a PTE table's lock is still held "
+			     "after every task finished");
 	}
 	if (m.failed) {
 		snprintf(err, errlen, "%s", m.err);
