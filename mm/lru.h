@@ -25,6 +25,13 @@ struct lru_gen_folio {
 	/* the Bloom filter of PMD tables worth walking next aging (lru_gen_mm_state's) */
 	u64 *filter[2];
 	u64 filter_seq[2];
+	/*
+	 * lru_gen_mm_state: the walk over mm_list in progress. mm_seq is the
+	 * last seq whose iteration ended; mm_head the mm last handed to a
+	 * walker (NULL: at the list's start, the kernel's &mm_list->fifo).
+	 */
+	u64 mm_seq;
+	struct mm_struct *mm_head;
 };
 
 struct lruvec {

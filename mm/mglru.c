@@ -53,6 +53,7 @@ void lru_gen_init(void)
 		lrugen->head[g] = lrugen->tail[g] = NULL_PFN;
 	lrugen->max_seq = MIN_NR_GENS + 1;
 	lrugen->min_seq = lrugen->max_seq - MIN_NR_GENS;
+	lrugen->mm_seq = MIN_NR_GENS;
 	for (int i = 0; i < 2; i++)
 		lrugen->filter_seq[i] = ~0ULL;
 }
@@ -495,12 +496,14 @@ bool lru_gen_look_around(struct page_vma_mapped_walk *pvmw, unsigned int nr)
 struct lru_gen_mm_walk {
 	struct lruvec *lruvec;
 	struct reclaim_stat *rs;
+	u64 seq; /* the max_seq this walk ages for: its Bloom filters are seq's and seq + 1's */
 };
 
-static void walk_pte_range(struct lruvec *lruvec, struct vm_area_struct *vma, pmd_t *pmdp,
-			   unsigned long start, unsigned long end)
+static void walk_pte_range(struct lru_gen_mm_walk *mm_walk, struct vm_area_struct *vma,
+			   pmd_t *pmdp, unsigned long start, unsigned long end)
 {
 	PERF_FUNC();
+	struct lruvec *lruvec = mm_walk->lruvec;
 	spinlock_t *ptl;
 	pte_t *table = pte_offset_map_trylock(vma->vm_mm, pmdp, start, &ptl), *ptep = table;
 	int total = 0, young = 0;
@@ -509,7 +512,7 @@ static void walk_pte_range(struct lruvec *lruvec, struct vm_area_struct *vma, pm
 	/* spin_trylock: a table another task has locked is not waited for */
 	if (!table) {
 		if (mm_sw.lru_gen_7_2) /* 7.2+: scanned at the next aging */
-			update_bloom_filter(lruvec, lruvec->lrugen.max_seq + 1, pmdp);
+			update_bloom_filter(lruvec, mm_walk->seq + 1, pmdp);
 		return;
 	}
 
@@ -534,7 +537,7 @@ static void walk_pte_range(struct lruvec *lruvec, struct vm_area_struct *vma, pm
 	pte_unmap_unlock(table, ptl);
 	/* tables worth walking again are remembered for the next aging */
 	if (suitable_to_scan(total, young))
-		update_bloom_filter(lruvec, lruvec->lrugen.max_seq + 1, pmdp);
+		update_bloom_filter(lruvec, mm_walk->seq + 1, pmdp);
 }
 
 /* walk_pmd_range (7.3): a table the Bloom filter allows is scanned */
@@ -545,11 +548,11 @@ static int walk_pmd_entry(pmd_t *pmdp, unsigned long addr, unsigned long next, s
 
 	if (!pmd_table(*pmdp))
 		return 0;
-	if (!test_bloom_filter(lruvec, lruvec->lrugen.max_seq, pmdp)) {
+	if (!test_bloom_filter(lruvec, mm_walk->seq, pmdp)) {
 		mm_walk->rs->nr_bloom_skipped++;
 		return 0;
 	}
-	walk_pte_range(lruvec, walk->vma, pmdp, addr, next);
+	walk_pte_range(mm_walk, walk->vma, pmdp, addr, next);
 	return 0;
 }
 
@@ -592,24 +595,87 @@ static void inc_min_seq(struct lruvec *lruvec)
 	lrugen->min_seq = seq;
 }
 
-bool try_to_inc_max_seq(struct lruvec *lruvec, struct reclaim_stat *rs)
+/*
+ * iterate_mm_list: hand the walker the next mm of this iteration over
+ * mm_list. A walker whose seq is stale (the iteration for it has ended)
+ * gets none; the one that finds the list exhausted ends the iteration
+ * (mm_seq = seq) and returns true: it, not the walkers still on their
+ * mms, increments max_seq. So each mm is walked once per seq however many
+ * reclaimers need aging at once, and the second one does not wait for the
+ * first's walk.
+ */
+static bool iterate_mm_list(struct lru_gen_mm_walk *walk, struct mm_struct **iter)
 {
-	PERF_FUNC();
-	struct lru_gen_folio *lrugen = &lruvec->lrugen;
-	struct lru_gen_mm_walk mm_walk = { .lruvec = lruvec, .rs = rs };
-	int frame = SIM_FRAME("try_to_inc_max_seq");
+	struct lru_gen_folio *lrugen = &walk->lruvec->lrugen;
+	struct mm_struct *mm = NULL;
+	bool first = false, last = false;
 
-	sim_frame_enter(frame);
+	hw_count(EV_lock_acquire, 1); /* mm_list->lock */
+	if (walk->seq > lrugen->mm_seq) {
+		first = !lrugen->mm_head;
+		lrugen->mm_head = lrugen->mm_head ? lrugen->mm_head->next_mm : mm_list;
+		if (!lrugen->mm_head) {
+			lrugen->mm_seq++;
+			last = true;
+		}
+		mm = lrugen->mm_head;
+	}
 	/* the next aging's filter starts empty; look-around and this walk fill it */
-	reset_bloom_filter(lruvec, lrugen->max_seq + 1);
-	for (struct mm_struct *mm = mm_list; mm; mm = mm->next_mm)
-		walk_mm(mm, &mm_walk);
+	if (mm && first)
+		reset_bloom_filter(walk->lruvec, walk->seq + 1);
+	*iter = mm;
+	return last;
+}
+
+/* inc_max_seq: a new youngest generation, unless another walker made it already */
+static bool inc_max_seq(struct lruvec *lruvec, u64 seq)
+{
+	struct lru_gen_folio *lrugen = &lruvec->lrugen;
+
+	if (seq < lrugen->max_seq)
+		return false;
 	if (lrugen->max_seq - lrugen->min_seq + 1 == MAX_NR_GENS)
 		inc_min_seq(lruvec);
 	lrugen->max_seq++;
-	rs->nr_aging++;
-	sim_frame_exit(frame);
 	return true;
+}
+
+bool try_to_inc_max_seq(struct lruvec *lruvec, u64 seq, struct reclaim_stat *rs)
+{
+	PERF_FUNC();
+	struct lru_gen_mm_walk mm_walk = { .lruvec = lruvec, .rs = rs, .seq = seq };
+	int frame = SIM_FRAME("try_to_inc_max_seq");
+	struct mm_struct *mm = NULL;
+	bool success;
+
+	/* see the comment in iterate_mm_list() */
+	if (seq <= lruvec->lrugen.mm_seq)
+		return false;
+	sim_frame_enter(frame);
+	do {
+		success = iterate_mm_list(&mm_walk, &mm);
+		if (mm)
+			walk_mm(mm, &mm_walk);
+	} while (mm);
+	if (success && inc_max_seq(lruvec, seq))
+		rs->nr_aging++;
+	else
+		success = false;
+	sim_frame_exit(frame);
+	return success;
+}
+
+/* lru_gen_del_mm: a walk standing on the leaving mm steps back to its predecessor */
+void lru_gen_del_mm(struct mm_struct *mm)
+{
+	struct lru_gen_folio *lrugen = &root_lruvec.lrugen;
+	struct mm_struct *prev = NULL;
+
+	if (lrugen->mm_head != mm)
+		return;
+	for (struct mm_struct *m = mm_list; m && m != mm; m = m->next_mm)
+		prev = m;
+	lrugen->mm_head = prev;
 }
 
 /*
@@ -779,7 +845,7 @@ u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, struct recla
 	while (reclaimed < nr_to_reclaim && idle < 2 * MAX_NR_GENS && total <= lru_size) {
 		/* should_run_aging: only MIN_NR_GENS generations left */
 		if (lrugen->max_seq - lrugen->min_seq + 1 <= MIN_NR_GENS)
-			try_to_inc_max_seq(lruvec, rs);
+			try_to_inc_max_seq(lruvec, lrugen->max_seq, rs);
 		int frame = SIM_FRAME("evict_folios");
 
 		sim_frame_enter(frame);
@@ -802,7 +868,7 @@ u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, struct recla
 			if (lrugen->max_seq - lrugen->min_seq + 1 > MIN_NR_GENS &&
 			    lrugen->head[lru_gen_from_seq(lrugen->min_seq)] == NULL_PFN)
 				continue;
-			try_to_inc_max_seq(lruvec, rs);
+			try_to_inc_max_seq(lruvec, lrugen->max_seq, rs);
 		}
 	}
 	return reclaimed;

@@ -37,6 +37,7 @@ static void free_vmas(struct mm_struct *mm)
  */
 void mm_reset(void)
 {
+	root_lruvec.lrugen.mm_head = NULL;
 	while (mm_list) {
 		struct mm_struct *mm = mm_list;
 
@@ -101,6 +102,7 @@ void mmput(struct mm_struct *mm)
 		if (hw_machine.cpu[c].ttbr == mm->pgd)
 			hw_cpu_switch_mm(&hw_machine.cpu[c], NULL, 0);
 	hw_machine.asid_root[mm->context.asid] = NULL;
+	lru_gen_del_mm(mm);
 	for (struct mm_struct **p = &mm_list; *p; p = &(*p)->next_mm) {
 		if (*p == mm) {
 			*p = mm->next_mm;

@@ -59,7 +59,10 @@ void lru_gen_add_folio(struct lruvec *lruvec, struct folio *folio, bool reclaimi
 u64 lru_gen_folio_seq(const struct lruvec *lruvec, const struct folio *folio, bool reclaiming);
 void lru_gen_del_folio(struct lruvec *lruvec, struct folio *folio, bool reclaiming);
 void folio_update_gen(struct folio *folio, u64 seq);
-bool try_to_inc_max_seq(struct lruvec *lruvec, struct reclaim_stat *rs);
+/* seq: the max_seq the caller saw; false if another walker has (or had) this one */
+bool try_to_inc_max_seq(struct lruvec *lruvec, u64 seq, struct reclaim_stat *rs);
+/* an mm leaves mm_list: the walk in progress must not stand on it */
+void lru_gen_del_mm(struct mm_struct *mm);
 u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, struct reclaim_stat *rs);
 /* pmd: an entry of a page table from hw_pt_alloc (hashed by table id and index) */
 bool test_bloom_filter(struct lruvec *lruvec, u64 seq, const void *pmd);

@@ -6,6 +6,7 @@
 #include "mm/lru.h"
 #include "mm/reclaim.h"
 #include "mm/switches.h"
+#include "sim/engine.h"
 #include "include/sched.h"
 #include "tests/ktap.h"
 #include "tests/lab_test.h"
@@ -205,13 +206,13 @@ static void test_generations(void)
 	EXPECT_EQ(lrugen_total(), (long)R_PAGES);
 	EXPECT_EQ(root_lruvec.lrugen.max_seq - root_lruvec.lrugen.min_seq + 1, MIN_NR_GENS + 1);
 	/* the first aging walks everything: every folio was read, all promoted */
-	try_to_inc_max_seq(&root_lruvec, &rs);
+	try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, &rs);
 	EXPECT_EQ(folios_in_gen(&r, root_lruvec.lrugen.max_seq - 1, 0, R_PAGES), (long)(R_PAGES / 16));
 	/* read a quarter again (after a flush: cached entries set no access flag) */
 	flush_tlb_mm(r.mm);
 	for (u64 i = hot; i < R_PAGES; i++)
 		access_user(r.cpu, r.mm, R_BASE + i * PAGE_SIZE, false);
-	try_to_inc_max_seq(&root_lruvec, &rs);
+	try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, &rs);
 	EXPECT_EQ(folios_in_gen(&r, root_lruvec.lrugen.max_seq - 1, hot, R_PAGES), (long)((R_PAGES - hot) / 16));
 	EXPECT_EQ(folios_in_gen(&r, root_lruvec.lrugen.max_seq - 1, 0, hot), 0);
 	EXPECT_EQ(lrugen_total(), (long)R_PAGES);
@@ -290,7 +291,7 @@ static void test_placement_before_6_14(void)
 	folio_clear_swapbacked(f);
 	/* MIN_NR_GENS + 1 generations after setup: the oldest; one more aging: above it */
 	EXPECT_EQ(lru_gen_folio_seq(&root_lruvec, f, false), g->min_seq);
-	try_to_inc_max_seq(&root_lruvec, &rs);
+	try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, &rs);
 	EXPECT(g->min_seq + MIN_NR_GENS < g->max_seq);
 	EXPECT_EQ(lru_gen_folio_seq(&root_lruvec, f, false), g->min_seq + 1);
 	EXPECT_EQ(lru_gen_folio_seq(&root_lruvec, f, true), g->min_seq);
@@ -317,7 +318,7 @@ static void test_bloom(void)
 	u64 seq = root_lruvec.lrugen.max_seq + 1;
 	EXPECT(test_bloom_filter(&root_lruvec, seq, pmd)); /* no filter yet: walk everything */
 	struct reclaim_stat rs = { 0 };
-	try_to_inc_max_seq(&root_lruvec, &rs);
+	try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, &rs);
 	/* that aging found every table young: all of them are in the filter */
 	EXPECT(test_bloom_filter(&root_lruvec, root_lruvec.lrugen.max_seq, pmd));
 	pmd_t *other = first + used < PTRS_PER_PTE ? pmd + used : table;
@@ -334,8 +335,8 @@ static void test_bloom(void)
 	EXPECT(n > 400);
 	EXPECT(false_pos < n / 20);
 	/* a second aging with nothing young left skips what the first found cold */
-	try_to_inc_max_seq(&root_lruvec, &rs);
-	try_to_inc_max_seq(&root_lruvec, &rs);
+	try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, &rs);
+	try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, &rs);
 	EXPECT(rs.nr_bloom_skipped > 0);
 	r_teardown(&r);
 }
@@ -367,6 +368,66 @@ static void same_decisions(const char *lru)
 static void test_same_decisions_classic(void) { same_decisions("classic"); }
 static void test_same_decisions_mglru(void) { same_decisions("mglru"); }
 
+struct aging_args {
+	u64 seq;
+	bool ok;
+	struct reclaim_stat rs;
+};
+
+static void aging_fn(void *arg)
+{
+	struct aging_args *a = arg;
+
+	a->ok = try_to_inc_max_seq(&root_lruvec, a->seq, &a->rs);
+}
+
+/* PTE loads of one aging (the walk reads every entry of the file's tables) */
+static u64 aging_reads(int nr_agents)
+{
+	struct r_lab r;
+	struct aging_args a[2] = { 0 };
+	struct sim_engine *e;
+	u64 seq, before;
+	int ok = 0;
+
+	r_setup(&r, "mglru", true);
+	seq = root_lruvec.lrugen.max_seq;
+	before = hw_events.v[EV_pte_read];
+	e = sim_engine_create(&(struct sim_config){ .seed = 1 });
+	for (int i = 0; i < nr_agents; i++) {
+		a[i].seq = seq;
+		sim_agent_create(e, i ? "direct" : "kswapd", "reclaim", aging_fn, &a[i]);
+	}
+	EXPECT_EQ(sim_run(e), 0);
+	sim_engine_destroy(e);
+	before = hw_events.v[EV_pte_read] - before;
+	/* however many needed it, one new generation, and one of them made it */
+	EXPECT_EQ(root_lruvec.lrugen.max_seq, seq + 1);
+	for (int i = 0; i < nr_agents; i++)
+		ok += a[i].ok;
+	EXPECT_EQ(ok, 1);
+	EXPECT_EQ(a[0].rs.nr_aging + a[1].rs.nr_aging, 1);
+	/* a stale seq is no aging at all */
+	EXPECT(!try_to_inc_max_seq(&root_lruvec, seq, &a[0].rs));
+	EXPECT_EQ(root_lruvec.lrugen.max_seq, seq + 1);
+	r_teardown(&r);
+	EXPECT_EQ(hw_violations.total, 0);
+	return before;
+}
+
+/*
+ * iterate_mm_list: two reclaimers that need aging at once walk the mm
+ * once between them (the second ends the iteration the first is in and
+ * makes the new generation; it does not walk the mm again).
+ */
+static void test_aging_once_per_seq(void)
+{
+	u64 one = aging_reads(1), two = aging_reads(2);
+
+	EXPECT(one > R_PAGES / 2);
+	EXPECT(two < one + one / 4);
+}
+
 static const struct ktap_case cases[] = {
 	{ "reclaim_exact_mglru", test_reclaim_exact_mglru },
 	{ "reclaim_exact_classic", test_reclaim_exact_classic },
@@ -376,6 +437,7 @@ static const struct ktap_case cases[] = {
 	{ "hot_survive_mglru", test_hot_survive_mglru },
 	{ "hot_survive_classic", test_hot_survive_classic },
 	{ "generations", test_generations },
+	{ "aging_once_per_seq", test_aging_once_per_seq },
 	{ "bloom_filter", test_bloom },
 	{ "placement", test_placement },
 	{ "placement_before_6_14", test_placement_before_6_14 },
