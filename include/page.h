@@ -29,6 +29,7 @@ enum pageflags {
 	PG_writeback,
 	PG_anon_exclusive, /* per page: only this mapping may write it */
 	PG_deferred_split, /* head: queued for deferred split */
+	PG_readahead,      /* brought in by swap read-ahead, not yet asked for (the kernel aliases PG_reclaim) */
 	NR_PAGEFLAGS
 };
 
@@ -151,6 +152,7 @@ FOLIO_FLAG_FUNCS(mlocked, PG_mlocked)
 FOLIO_FLAG_FUNCS(swapbacked, PG_swapbacked)
 FOLIO_FLAG_FUNCS(writeback, PG_writeback)
 FOLIO_FLAG_FUNCS(locked, PG_locked)
+FOLIO_FLAG_FUNCS(readahead, PG_readahead)
 FOLIO_FLAG_FUNCS(deferred_split, PG_deferred_split)
 
 static inline bool PageAnonExclusive(const struct page *page)

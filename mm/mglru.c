@@ -24,6 +24,7 @@
 #include "mm/pagewalk.h"
 #include "mm/reclaim.h"
 #include "mm/rmap.h"
+#include "mm/swap.h"
 #include "hw/perf.h"
 
 bool lru_gen_enabled;
@@ -797,6 +798,13 @@ static u64 evict_folios(struct lruvec *lruvec, struct reclaim_stat *rs, int *nr_
 		long nr = folio_nr_pages(folio);
 
 		sim_frame_enter(frame);
+		/* folio_trylock: one still being read in (read ahead) is kept */
+		if (folio_readahead_busy(folio)) {
+			list[kept++] = list[i];
+			rs->nr_kept += (u64)nr;
+			sim_frame_exit(frame);
+			continue;
+		}
 		/* before 6.14: "folio_update_gen() tried to promote this page?": kept, no rmap walk */
 		if (lru_gen_before_6_14() && folio_mapped(folio) && folio_test_referenced(folio)) {
 			list[kept++] = list[i];

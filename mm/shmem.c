@@ -43,6 +43,55 @@ static void shmem_add_to_page_cache(struct folio *folio, struct address_space *m
 	mapping->nrpages += (long)nr;
 }
 
+/*
+ * shmem_swapin_cluster (swap_cluster_readahead): the other slots of the
+ * window around entry whose pages are still out are read in as well, each
+ * into its owner's page cache (the kernel: into the swap cache, where
+ * that owner's fault finds it), locked until its read completes, and on
+ * the LRU as the faulting page is. Only order-0 pages are read ahead (the
+ * kernel reads a large folio alone). The lab gives the slot up at once
+ * and marks the page dirty, as it does for a page a fault read; the
+ * kernel keeps the clean swap-cache copy until the page is faulted, so a
+ * page read ahead and reclaimed unused costs the lab a second write.
+ */
+static void shmem_swapin_cluster(swp_entry_t entry)
+{
+	unsigned long mask = swapin_nr_pages(entry.val) - 1;
+	int frame = SIM_FRAME("swap_cluster_readahead");
+
+	if (!mask)
+		return;
+	sim_frame_enter(frame);
+	for (unsigned long off = entry.val & ~mask; off <= (entry.val | mask) && off < swap_info.max;
+	     off++) {
+		swp_entry_t e = { .val = off };
+		struct address_space *mapping, *m;
+		struct folio *folio;
+		u64 index, i;
+
+		if (off == entry.val || !swap_owner(off, &mapping, &index) || mapping->order ||
+		    xa_load(mapping, index) != swp_to_radix_entry(e))
+			continue;
+		folio = folio_alloc(0); /* may reclaim, and sleep */
+		if (!folio)
+			break;
+		sim_sync();
+		/* while the allocation reclaimed, the page may have come in another way */
+		if (!swap_owner(off, &m, &i) || m != mapping || i != index ||
+		    xa_load(mapping, index) != swp_to_radix_entry(e)) {
+			folios_put_refs_one(folio, 1);
+			continue;
+		}
+		mapping->nrswapped--;
+		shmem_add_to_page_cache(folio, mapping, index, 1);
+		swap_readahead_started(folio, swap_read_folio_async(folio, &e));
+		swap_free(e);
+		folio_set_dirty(folio);
+		folio_add_lru(folio);
+	}
+	sim_frame_exit(frame);
+}
+
 /* shmem_swapin_folio(): the folio's pages come back from their slots. */
 static struct folio *shmem_swapin_folio(struct address_space *mapping, u64 start, u64 nr,
 					struct folio *folio)
@@ -56,7 +105,21 @@ static struct folio *shmem_swapin_folio(struct address_space *mapping, u64 start
 	mapping->nrswapped -= (long)nr;
 	folio_set_locked(folio);
 	shmem_add_to_page_cache(folio, mapping, start, nr);
-	swap_read_folio(folio, entries); /* may sleep: others see a locked folio */
+	if (nr == 1 && !mapping->order) {
+		/* its own read first, then the window's; it waits only for its own */
+		u64 done = swap_read_folio_async(folio, entries);
+
+		shmem_swapin_cluster(entries[0]);
+		if (swap_info.bdev) {
+			int io = SIM_FRAME("swap_read_folio");
+
+			sim_frame_enter(io);
+			sim_sleep_until(max(done, sim_now()));
+			sim_frame_exit(io);
+		}
+	} else {
+		swap_read_folio(folio, entries); /* may sleep: others see a locked folio */
+	}
 	for (u64 i = 0; i < nr; i++)
 		swap_free(entries[i]);
 	/* the only copy is in memory again */
@@ -80,8 +143,13 @@ struct folio *shmem_get_folio(struct address_space *mapping, u64 index)
 		folio = filemap_get_folio(mapping, index);
 		if (!folio)
 			break;
-		if (!folio_test_locked(folio))
+		/* read ahead and still on its way: wait for the read, look again */
+		if (swap_readahead_wait(folio))
+			continue;
+		if (!folio_test_locked(folio)) {
+			swap_readahead_hit(folio);
 			return folio;
+		}
 		sim_wait(&folio_locked_wait, SIM_FRAME("folio_wait_locked"));
 	}
 	/* a folio never straddles the end of the file */
@@ -119,6 +187,9 @@ bool shmem_writeout(struct folio *folio)
 	if (!folio_alloc_swap_slots((unsigned int)nr, entries))
 		return false;
 	sim_frame_enter(frame);
+	/* whose pages the slots hold, for read-ahead to put them back */
+	for (u64 i = 0; i < nr; i++)
+		swap_set_owner(entries[i], mapping, start + i);
 	swap_writepage(folio, entries);
 	folio_clear_dirty(folio);
 	/* __remove_mapping: the slots now say where the pages are */

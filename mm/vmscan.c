@@ -183,6 +183,13 @@ static u64 shrink_inactive_list(enum lru_list lru, struct reclaim_stat *rs)
 		long nr = folio_nr_pages(folio);
 
 		sim_frame_enter(frame);
+		/* folio_trylock: one still being read in (read ahead) is kept */
+		if (folio_readahead_busy(folio)) {
+			list[kept++] = list[i];
+			rs->nr_kept += (u64)nr;
+			sim_frame_exit(frame);
+			continue;
+		}
 		switch (folio_check_references(folio, rs)) {
 		case FOLIOREF_ACTIVATE:
 			folio_set_active(folio);

@@ -70,6 +70,7 @@ struct mgm {
 	struct sim_lock_stat rd[NR_PH], wr[NR_PH];
 	struct kvm_stat kst[NR_PH];
 	u64 swpin[NR_PH], swpout[NR_PH];
+	u64 ra_pages[NR_PH], ra_hits[NR_PH]; /* swap read-ahead: pages read ahead, and found by a fault */
 	long swapped[NR_PH];   /* the memfd's pages on swap at the end of each phase */
 	u8 *run2_stores;       /* stores each guest page took in run2 (conservation) */
 	struct task_struct *tasks;
@@ -85,6 +86,8 @@ static void snapshot(struct mgm *m, int ph)
 	m->kst[ph] = m->kvm->stat;
 	m->swpin[ph] = swap_info.pswpin;
 	m->swpout[ph] = swap_info.pswpout;
+	m->ra_pages[ph] = swap_info.ra_pages;
+	m->ra_hits[ph] = swap_info.ra_hit_pages;
 	m->swapped[ph] = m->memfd ? m->memfd->nrswapped : 0;
 }
 
@@ -252,6 +255,9 @@ static void add_results(struct mgm *m, struct run_result *r)
 	run_result_add(r, "fault_retries", (double)(b->v[EV_fault_retry] - a->v[EV_fault_retry]));
 	run_result_add(r, "swap_ins", (double)(m->swpin[PH_RUN2] - m->swpin[PH_RESET]));
 	run_result_add(r, "swap_outs", (double)(m->swpout[PH_RUN2] - m->swpout[PH_RESET]));
+	/* of the swap-ins, the pages read ahead, and those a fault then found (hits) */
+	run_result_add(r, "swap_readahead_pages", (double)(m->ra_pages[PH_RUN2] - m->ra_pages[PH_RESET]));
+	run_result_add(r, "swap_readahead_hits", (double)(m->ra_hits[PH_RUN2] - m->ra_hits[PH_RESET]));
 	/*
 	 * Every page on swap when run2 starts is swapped in once; the rest of
 	 * its swap-ins are pages resident at the start that reclaim evicted
