@@ -35,6 +35,11 @@ static inline struct task_struct *get_current(void)
 }
 #define current get_current()
 
+static inline bool current_is_kswapd(void)
+{
+	return current->flags & PF_KSWAPD;
+}
+
 static inline void set_task_reclaim_state(struct task_struct *task,
 					  struct reclaim_state *rs)
 {

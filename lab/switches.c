@@ -44,6 +44,7 @@ void lab_switches_reset(void)
 	mm_sw.lru_gen_add = LRU_GEN_ADD_6_14;
 	mm_sw.referenced_flush = true;
 	mm_sw.lru_gen_7_2 = true;
+	mm_sw.lru_gen_aging_6_1 = false;
 	mm_sw.zap_clear_ptes_v3 = false;
 }
 

@@ -31,7 +31,8 @@ struct lru_gen_folio {
 	 * walker (NULL: at the list's start, the kernel's &mm_list->fifo).
 	 */
 	u64 mm_seq;
-	struct mm_struct *mm_head;
+	struct mm_struct *mm_head; /* 6.1 .. 6.3: the next mm to hand out (NULL: none) */
+	int mm_walkers;            /* 6.1 .. 6.3: walkers on an mm (nr_walkers) */
 };
 
 struct lruvec {

@@ -21,6 +21,7 @@
 #include "include/sched.h"
 #include "mm/mmu_notifier.h"
 #include "sim/frames.h"
+#include "sim/waitq.h"
 #include "mm/pagewalk.h"
 #include "mm/reclaim.h"
 #include "mm/rmap.h"
@@ -190,15 +191,17 @@ static bool lru_gen_before_6_14(void)
  * before 6.14, for shrink_folio_list to keep (evict_folios); from 6.14
  * the scans do not reach it (get_pfn_folio).
  */
-void folio_update_gen(struct folio *folio, u64 seq)
+bool folio_update_gen(struct folio *folio, u64 seq)
 {
 	if (!folio->page.gen) {
 		if (lru_gen_before_6_14())
 			folio_set_referenced(folio);
-		return;
+		return false;
 	}
-	if (folio_lru_gen(folio) != lru_gen_from_seq(seq))
-		folio->page.gen = (u8)(lru_gen_from_seq(seq) + 1);
+	if (folio_lru_gen(folio) == lru_gen_from_seq(seq))
+		return false;
+	folio->page.gen = (u8)(lru_gen_from_seq(seq) + 1);
+	return true;
 }
 
 /*
@@ -321,7 +324,7 @@ static struct folio *lru_gen_folio_of(pte_t pte)
  */
 static unsigned int age_pte_run(struct lruvec *lruvec, struct vm_area_struct *vma,
 				unsigned long addr, pte_t *ptep, unsigned long end,
-				unsigned int *young, bool spte_young)
+				unsigned int *young, bool spte_young, u64 *batched)
 {
 	pte_t ptent = ptep_get(ptep);
 	struct folio *folio;
@@ -345,7 +348,9 @@ static unsigned int age_pte_run(struct lruvec *lruvec, struct vm_area_struct *vm
 		/* walk_update_folio(): dirt seen in the page tables goes to the folio */
 		if (pte_dirty(ptent) && !folio_test_dirty(folio) && !folio_test_anon(folio))
 			folio_set_dirty(folio);
-		folio_update_gen(folio, lruvec->lrugen.max_seq);
+		/* update_batch_size: the walk counts the folios it moved to another generation */
+		if (folio_update_gen(folio, lruvec->lrugen.max_seq) && batched)
+			(*batched)++;
 		*young = nr;
 	}
 	return nr;
@@ -479,7 +484,7 @@ bool lru_gen_look_around(struct page_vma_mapped_walk *pvmw, unsigned int nr)
 		unsigned int y;
 
 		nr = age_pte_run(lruvec, vma, addr, pte, end, &y,
-				 seed && (spte >> ((addr - start) >> PAGE_SHIFT) & 1));
+				 seed && (spte >> ((addr - start) >> PAGE_SHIFT) & 1), NULL);
 		if (seed && y && addr >= folio_addr && addr < folio_end)
 			folio_young = true;
 		else if (rstate && rstate->stat)
@@ -498,7 +503,17 @@ struct lru_gen_mm_walk {
 	struct lruvec *lruvec;
 	struct reclaim_stat *rs;
 	u64 seq; /* the max_seq this walk ages for: its Bloom filters are seq's and seq + 1's */
+	u64 batched; /* folios promoted since the walk last looked up (walk->batched) */
 };
+
+/* lru_gen_mm_state's wait (6.1 .. 6.3): reclaimers waiting for another's aging */
+static struct sim_waitq mm_state_wait = { .name = "lru_gen_mm_state_wait" };
+
+/* Whether a reclaimer sleeps on mm_state_wait now (wq_has_sleeper). */
+static bool mm_state_has_sleeper(void)
+{
+	return mm_state_wait.list.head != NULL;
+}
 
 static void walk_pte_range(struct lru_gen_mm_walk *mm_walk, struct vm_area_struct *vma,
 			   pmd_t *pmdp, unsigned long start, unsigned long end)
@@ -531,7 +546,8 @@ static void walk_pte_range(struct lru_gen_mm_walk *mm_walk, struct vm_area_struc
 		}
 		u64 bit = (addr - window) >> PAGE_SHIFT;
 
-		nr = age_pte_run(lruvec, vma, addr, ptep, end, &y, bit < 64 && (spte >> bit & 1));
+		nr = age_pte_run(lruvec, vma, addr, ptep, end, &y, bit < 64 && (spte >> bit & 1),
+				 &mm_walk->batched);
 		total += (int)nr;
 		young += (int)y;
 	}
@@ -562,10 +578,38 @@ static const struct mm_walk_ops lru_gen_walk_ops = {
 };
 
 /* Walk every mm's page tables, PMD by PMD, where the filter allows. */
+/*
+ * walk_mm: the walk goes PUD by PUD (walk_pud_range), and between two it
+ * may stop. 6.4+: once it has promoted MAX_LRU_BATCH folios it looks up,
+ * and stops if another reclaimer has made the generation meanwhile
+ * ("another thread might have called inc_max_seq()"). 6.1: it stops as
+ * soon as a reclaimer waits for the aging ("a racy check to curtail the
+ * waiting time"). (need_resched(), the other reason to look up, is not
+ * modelled.)
+ */
 static void walk_mm(struct mm_struct *mm, struct lru_gen_mm_walk *mm_walk)
 {
 	PERF_FUNC();
-	walk_page_range(mm, 0, ~0UL, &lru_gen_walk_ops, mm_walk);
+	const unsigned long pud_size = 1UL << PUD_SHIFT;
+
+	for (struct vm_area_struct *vma = mm->mmap; vma; vma = vma->vm_next) {
+		for (unsigned long addr = vma->vm_start; addr < vma->vm_end;) {
+			unsigned long next = min(ALIGN_DOWN(addr, pud_size) + pud_size, vma->vm_end);
+
+			walk_page_range(mm, addr, next, &lru_gen_walk_ops, mm_walk);
+			addr = next;
+			if (mm_sw.lru_gen_aging_6_1) {
+				sim_sync();
+				if (mm_state_has_sleeper())
+					return;
+			} else if (mm_walk->batched >= MAX_LRU_BATCH) {
+				mm_walk->batched = 0;
+				sim_sync();
+				if (mm_walk->seq != mm_walk->lruvec->lrugen.max_seq)
+					return;
+			}
+		}
+	}
 }
 
 /* min_seq moves up over generations left empty (never below MIN_NR_GENS). */
@@ -598,19 +642,58 @@ static void inc_min_seq(struct lruvec *lruvec)
 
 /*
  * iterate_mm_list: hand the walker the next mm of this iteration over
- * mm_list. A walker whose seq is stale (the iteration for it has ended)
- * gets none; the one that finds the list exhausted ends the iteration
- * (mm_seq = seq) and returns true: it, not the walkers still on their
- * mms, increments max_seq. So each mm is walked once per seq however many
- * reclaimers need aging at once, and the second one does not wait for the
- * first's walk.
+ * mm_list. 6.4+: a walker whose seq is stale (the iteration for it has
+ * ended) gets none; the one that finds the list exhausted ends the
+ * iteration (mm_seq = seq) and returns true: it, not the walkers still on
+ * their mms, increments max_seq. So each mm is walked once per seq however
+ * many reclaimers need aging at once, and the second one does not wait
+ * for the first's walk. 6.1 .. 6.3 (iterate_mm_list with nr_walkers): the
+ * iteration ends when the last mm is handed out, and the walker that
+ * finishes last (nr_walkers back to 0) returns true; one that came too
+ * late returns false.
  */
+static bool iterate_mm_list_6_1(struct lru_gen_mm_walk *walk, struct mm_struct **iter)
+{
+	struct lru_gen_folio *lrugen = &walk->lruvec->lrugen;
+	struct mm_struct *mm = NULL;
+	bool first = false, last = true;
+
+	hw_count(EV_lock_acquire, 1); /* mm_list->lock */
+	if (walk->seq <= lrugen->mm_seq) {
+		if (!*iter)
+			last = false;
+	} else {
+		if (!lrugen->mm_walkers) {
+			lrugen->mm_head = mm_list;
+			first = true;
+		}
+		if (lrugen->mm_head) {
+			mm = lrugen->mm_head;
+			lrugen->mm_head = mm->next_mm;
+		}
+		if (!lrugen->mm_head)
+			lrugen->mm_seq++;
+	}
+	if (*iter && !mm)
+		lrugen->mm_walkers--;
+	if (!*iter && mm)
+		lrugen->mm_walkers++;
+	if (lrugen->mm_walkers)
+		last = false;
+	if (mm && first)
+		reset_bloom_filter(walk->lruvec, walk->seq + 1);
+	*iter = mm;
+	return last;
+}
+
 static bool iterate_mm_list(struct lru_gen_mm_walk *walk, struct mm_struct **iter)
 {
 	struct lru_gen_folio *lrugen = &walk->lruvec->lrugen;
 	struct mm_struct *mm = NULL;
 	bool first = false, last = false;
 
+	if (mm_sw.lru_gen_aging_6_1)
+		return iterate_mm_list_6_1(walk, iter);
 	hw_count(EV_lock_acquire, 1); /* mm_list->lock */
 	if (walk->seq > lrugen->mm_seq) {
 		first = !lrugen->mm_head;
@@ -650,7 +733,7 @@ bool try_to_inc_max_seq(struct lruvec *lruvec, u64 seq, struct reclaim_stat *rs)
 	bool success;
 
 	/* see the comment in iterate_mm_list() */
-	if (seq <= lruvec->lrugen.mm_seq)
+	if (seq <= lruvec->lrugen.mm_seq && !mm_sw.lru_gen_aging_6_1)
 		return false;
 	sim_frame_enter(frame);
 	do {
@@ -658,15 +741,30 @@ bool try_to_inc_max_seq(struct lruvec *lruvec, u64 seq, struct reclaim_stat *rs)
 		if (mm)
 			walk_mm(mm, &mm_walk);
 	} while (mm);
-	if (success && inc_max_seq(lruvec, seq))
+	if (success && inc_max_seq(lruvec, seq)) {
 		rs->nr_aging++;
-	else
+		/* 6.1: "either this sees any waiters or they will see updated max_seq" */
+		sim_wake_up(&mm_state_wait, 0);
+	} else {
 		success = false;
+		/*
+		 * 6.1: another walker ages; one that may have trouble
+		 * reclaiming (not kswapd, below DEF_PRIORITY - 2, which direct
+		 * reclaim that finds nothing to evict soon is) waits for it.
+		 */
+		if (mm_sw.lru_gen_aging_6_1 && !current_is_kswapd())
+			for (sim_sync(); seq >= lruvec->lrugen.max_seq; sim_sync())
+				sim_wait(&mm_state_wait, SIM_FRAME("lru_gen_mm_state_wait"));
+	}
 	sim_frame_exit(frame);
 	return success;
 }
 
-/* lru_gen_del_mm: a walk standing on the leaving mm steps back to its predecessor */
+/*
+ * lru_gen_del_mm: a walk standing on the leaving mm steps back to its
+ * predecessor; 6.1: where the iteration continues moves on past it, and
+ * if that was the last mm, the iteration ends.
+ */
 void lru_gen_del_mm(struct mm_struct *mm)
 {
 	struct lru_gen_folio *lrugen = &root_lruvec.lrugen;
@@ -674,6 +772,12 @@ void lru_gen_del_mm(struct mm_struct *mm)
 
 	if (lrugen->mm_head != mm)
 		return;
+	if (mm_sw.lru_gen_aging_6_1) {
+		lrugen->mm_head = mm->next_mm;
+		if (!lrugen->mm_head)
+			lrugen->mm_seq++;
+		return;
+	}
 	for (struct mm_struct *m = mm_list; m && m != mm; m = m->next_mm)
 		prev = m;
 	lrugen->mm_head = prev;

@@ -58,7 +58,8 @@ void lru_gen_exit(void);
 void lru_gen_add_folio(struct lruvec *lruvec, struct folio *folio, bool reclaiming);
 u64 lru_gen_folio_seq(const struct lruvec *lruvec, const struct folio *folio, bool reclaiming);
 void lru_gen_del_folio(struct lruvec *lruvec, struct folio *folio, bool reclaiming);
-void folio_update_gen(struct folio *folio, u64 seq);
+/* true if the folio moved to seq's generation (it was in another) */
+bool folio_update_gen(struct folio *folio, u64 seq);
 /* seq: the max_seq the caller saw; false if another walker has (or had) this one */
 bool try_to_inc_max_seq(struct lruvec *lruvec, u64 seq, struct reclaim_stat *rs);
 /* an mm leaves mm_list: the walk in progress must not stand on it */

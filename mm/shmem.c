@@ -83,8 +83,10 @@ static void shmem_swapin_cluster(swp_entry_t entry)
 			continue;
 		}
 		mapping->nrswapped--;
+		/* locked before anyone can find it: the read's submission may yield */
+		swap_readahead_started(folio);
 		shmem_add_to_page_cache(folio, mapping, index, 1);
-		swap_readahead_started(folio, swap_read_folio_async(folio, &e));
+		swap_readahead_submitted(folio, swap_read_folio_async(folio, &e));
 		swap_free(e);
 		folio_set_dirty(folio);
 		folio_add_lru(folio);
@@ -190,15 +192,20 @@ bool shmem_writeout(struct folio *folio)
 	/* whose pages the slots hold, for read-ahead to put them back */
 	for (u64 i = 0; i < nr; i++)
 		swap_set_owner(entries[i], mapping, start + i);
-	swap_writepage(folio, entries);
-	folio_clear_dirty(folio);
-	/* __remove_mapping: the slots now say where the pages are */
+	/*
+	 * __remove_mapping: the slots say where the pages are before the
+	 * write is submitted (submitting may yield): a fault meanwhile reads
+	 * the slot, as the kernel's finds the folio in the swap cache, and
+	 * never maps a folio on its way out.
+	 */
 	for (u64 i = 0; i < nr; i++)
 		xa_store(mapping, start + i, swp_to_radix_entry(entries[i]));
 	mapping->nrpages -= (long)nr;
 	mapping->nrswapped += (long)nr;
 	folio->page.mapping = NULL;
 	filemap_count_removed(nr);
+	swap_writepage(folio, entries);
+	folio_clear_dirty(folio);
 	/* the page cache's reference */
 	folios_put_refs_one(folio, 1);
 	sim_frame_exit(frame);

@@ -113,8 +113,10 @@ u64 swap_read_folio_async(struct folio *folio, const swp_entry_t *entries);
 #define SWAP_PAGE_CLUSTER 3
 /* swapin_nr_pages(): the window for a fault on slot offset (1: no read-ahead). */
 unsigned long swapin_nr_pages(unsigned long offset);
-/* A folio now read ahead, its read completing at done: locked until then. */
-void swap_readahead_started(struct folio *folio, u64 done);
+/* A folio about to be read ahead: locked (and PG_readahead) from now until its read completes. */
+void swap_readahead_started(struct folio *folio);
+/* Its read was submitted and completes at done. */
+void swap_readahead_submitted(struct folio *folio, u64 done);
 /* A folio read ahead and still being read: sleep until it is in; false if it is not one. */
 bool swap_readahead_wait(struct folio *folio);
 /* A fault found a folio read ahead (swap_cache_get_folio): a hit for the window. */

@@ -14,12 +14,15 @@
  * until their reads complete; the lab, with no completion interrupt,
  * unlocks one when someone next looks at it after that time.
  */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "hw/host.h"
 #include "hw/phys.h"
 #include "mm/swap.h"
 #include "sim/engine.h"
+#include "sim/frames.h"
+#include "sim/waitq.h"
 
 /* __swapin_nr_pages: "+ 2 ... just happens to work well" (the kernel's words) */
 static unsigned long window_pages(unsigned long prev_offset, unsigned long offset,
@@ -61,6 +64,9 @@ unsigned long swapin_nr_pages(unsigned long offset)
 	return pages;
 }
 
+/* faults that found a folio read ahead whose read is not submitted yet */
+static struct sim_waitq readahead_submit_wait = { .name = "readahead_submit" };
+
 static u64 *ra_done_of(struct folio *folio)
 {
 	if (!swap_info.ra_done)
@@ -68,12 +74,18 @@ static u64 *ra_done_of(struct folio *folio)
 	return &swap_info.ra_done[folio_pfn(folio)];
 }
 
-void swap_readahead_started(struct folio *folio, u64 done)
+void swap_readahead_started(struct folio *folio)
 {
 	folio_set_locked(folio);
 	folio_set_readahead(folio);
-	*ra_done_of(folio) = done;
+	*ra_done_of(folio) = UINT64_MAX; /* not submitted yet */
 	swap_info.ra_pages++;
+}
+
+void swap_readahead_submitted(struct folio *folio, u64 done)
+{
+	*ra_done_of(folio) = done;
+	sim_wake_up(&readahead_submit_wait, 0);
 }
 
 /* The read is done by now (or will be once the caller has slept until then): unlocked. */
@@ -105,11 +117,14 @@ bool swap_readahead_wait(struct folio *folio)
 
 	if (!readahead_in_flight(folio))
 		return false;
-	done = *ra_done_of(folio);
-	if (done > sim_now())
-		sim_sleep_until(done); /* folio_lock: the read is still on its way */
-	if (readahead_in_flight(folio))
-		readahead_complete(folio);
+	/* folio_lock: the read is still on its way (until it is submitted, look again later) */
+	for (; folio_readahead_busy(folio); sim_sync()) {
+		done = *ra_done_of(folio);
+		if (done == UINT64_MAX)
+			sim_wait(&readahead_submit_wait, SIM_FRAME("folio_wait_locked"));
+		else
+			sim_sleep_until(done);
+	}
 	return true;
 }
 

@@ -99,6 +99,17 @@ struct mm_switches {
 	 */
 	bool lru_gen_7_2;
 	/*
+	 * MGLRU's aging as in 6.1 .. 6.3 (set by variant v1, the seed's
+	 * 6.2 base): of reclaimers that need aging at once, the walker that
+	 * finishes last makes the generation, the others return and direct
+	 * reclaimers wait for it (wait_event_killable), and a walk stops at
+	 * the next PUD once anyone waits. Off: 6.4+ ("mm: Multi-gen LRU:
+	 * remove wait_event_killable()"), where the reclaimer that finds the
+	 * iteration over makes the generation at once and a walk stops when
+	 * max_seq has moved.
+	 */
+	bool lru_gen_aging_6_1;
+	/*
 	 * folio_referenced_one asks secondary MMUs about a PTE it ages with
 	 * ptep_clear_flush_young_notify, as every merged kernel. Off (set by
 	 * a variant): ptep_clear_young_notify, as "mm: rmap: Don't flush TLB

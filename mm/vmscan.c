@@ -220,6 +220,23 @@ static u64 shrink_inactive_list(enum lru_list lru, struct reclaim_stat *rs)
 	return reclaimed;
 }
 
+/*
+ * inactive_is_low: the inactive list may be 1/sqrt(10 * GB) of the active
+ * one (int_sqrt(10 * gb), 1 under 1 GB): 3 at 1 GB, 6 at 4 GB, 50 at
+ * 250 GB. Only then is the active list aged (may_deactivate).
+ */
+static bool inactive_is_low(enum lru_list inactive)
+{
+	long nr_inactive = root_lruvec.nr_pages[inactive];
+	long nr_active = root_lruvec.nr_pages[inactive + 1];
+	u64 gb = (u64)(nr_inactive + nr_active) >> (30 - PAGE_SHIFT), ratio = 1;
+
+	if (gb)
+		while ((ratio + 1) * (ratio + 1) <= 10 * gb)
+			ratio++;
+	return (u64)nr_inactive * ratio < (u64)nr_active;
+}
+
 /* One LRU type (anon: shmem's swap-backed folios; file): its inactive list first. */
 static u64 shrink_list_type(enum lru_list inactive, u64 nr_to_reclaim, struct reclaim_stat *rs)
 {
@@ -227,8 +244,7 @@ static u64 shrink_list_type(enum lru_list inactive, u64 nr_to_reclaim, struct re
 	u64 reclaimed = 0;
 
 	while (reclaimed < nr_to_reclaim) {
-		/* keep the inactive list at least as big as the active one */
-		if (root_lruvec.nr_pages[inactive] < root_lruvec.nr_pages[active])
+		if (inactive_is_low(inactive))
 			shrink_active_list(active, SWAP_CLUSTER_MAX, rs);
 		if (!lru_last(&root_lruvec, inactive))
 			break;

@@ -5,6 +5,7 @@
 #include "mm/filemap.h"
 #include "mm/lru.h"
 #include "mm/reclaim.h"
+#include "hw/profile.h"
 #include "mm/switches.h"
 #include "sim/engine.h"
 #include "include/sched.h"
@@ -369,7 +370,7 @@ static void test_same_decisions_classic(void) { same_decisions("classic"); }
 static void test_same_decisions_mglru(void) { same_decisions("mglru"); }
 
 struct aging_args {
-	u64 seq;
+	u64 seq, end;
 	bool ok;
 	struct reclaim_stat rs;
 };
@@ -379,24 +380,35 @@ static void aging_fn(void *arg)
 	struct aging_args *a = arg;
 
 	a->ok = try_to_inc_max_seq(&root_lruvec, a->seq, &a->rs);
+	a->end = sim_now();
 }
 
-/* PTE loads of one aging (the walk reads every entry of the file's tables) */
-static u64 aging_reads(int nr_agents)
+/*
+ * nr_agents reclaimers that need aging at once (a PTE load costs 1 ns, so
+ * a walk takes time); returns the PTE loads of it all (the walk reads
+ * every entry of the file's tables). a[] says who made the generation and
+ * when each was done.
+ */
+static u64 aging_reads(int nr_agents, bool era_6_1, struct aging_args a[2])
 {
 	struct r_lab r;
-	struct aging_args a[2] = { 0 };
+	struct profile prof = { .name = "test" };
+	struct profile_meter meter;
 	struct sim_engine *e;
 	u64 seq, before;
 	int ok = 0;
 
 	r_setup(&r, "mglru", true);
+	mm_sw.lru_gen_aging_6_1 = era_6_1;
 	seq = root_lruvec.lrugen.max_seq;
 	before = hw_events.v[EV_pte_read];
+	prof.cost[EV_pte_read] = 1;
 	e = sim_engine_create(&(struct sim_config){ .seed = 1 });
+	profile_meter_init(&meter, &prof);
+	sim_set_cost_hook(e, profile_meter_cost_since, &meter);
 	for (int i = 0; i < nr_agents; i++) {
-		a[i].seq = seq;
-		sim_agent_create(e, i ? "direct" : "kswapd", "reclaim", aging_fn, &a[i]);
+		a[i] = (struct aging_args){ .seq = seq };
+		sim_agent_create(e, i ? "direct" : "first", "reclaim", aging_fn, &a[i]);
 	}
 	EXPECT_EQ(sim_run(e), 0);
 	sim_engine_destroy(e);
@@ -406,26 +418,36 @@ static u64 aging_reads(int nr_agents)
 	for (int i = 0; i < nr_agents; i++)
 		ok += a[i].ok;
 	EXPECT_EQ(ok, 1);
-	EXPECT_EQ(a[0].rs.nr_aging + a[1].rs.nr_aging, 1);
+	EXPECT_EQ(a[0].rs.nr_aging + (nr_agents > 1 ? a[1].rs.nr_aging : 0), 1);
 	/* a stale seq is no aging at all */
 	EXPECT(!try_to_inc_max_seq(&root_lruvec, seq, &a[0].rs));
 	EXPECT_EQ(root_lruvec.lrugen.max_seq, seq + 1);
 	r_teardown(&r);
+	lab_switches_reset();
 	EXPECT_EQ(hw_violations.total, 0);
 	return before;
 }
 
 /*
  * iterate_mm_list: two reclaimers that need aging at once walk the mm
- * once between them (the second ends the iteration the first is in and
- * makes the new generation; it does not walk the mm again).
+ * once between them. 6.4+: the second ends the iteration the first is in
+ * and makes the generation at once, without waiting for the first's
+ * walk. 6.1: the first, finishing its walk, makes it; the second (direct
+ * reclaim) waits until it has.
  */
 static void test_aging_once_per_seq(void)
 {
-	u64 one = aging_reads(1), two = aging_reads(2);
+	struct aging_args a[2];
+	u64 one = aging_reads(1, false, a), two = aging_reads(2, false, a);
 
 	EXPECT(one > R_PAGES / 2);
 	EXPECT(two < one + one / 4);
+	EXPECT(!a[0].ok && a[1].ok);
+	EXPECT(a[1].end < a[0].end);
+	two = aging_reads(2, true, a);
+	EXPECT(two < one + one / 4);
+	EXPECT(a[0].ok && !a[1].ok);
+	EXPECT(a[1].end >= a[0].end && a[0].end > 0);
 }
 
 static const struct ktap_case cases[] = {
