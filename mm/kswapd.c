@@ -58,7 +58,7 @@ static u64 shrink_node(u64 nr_to_reclaim, struct reclaim_stat *rs)
 
 	sim_frame_enter(frame);
 	set_task_reclaim_state(current, &reclaim_state);
-	r = lru_gen_enabled ? lru_gen_shrink_lruvec(&root_lruvec, nr_to_reclaim, rs)
+	r = lru_gen_enabled ? lru_gen_shrink_lruvec(&root_lruvec, nr_to_reclaim, true, rs)
 			    : shrink_lruvec_classic(nr_to_reclaim, rs);
 	set_task_reclaim_state(current, NULL);
 	rs->nr_reclaimed += r;

@@ -944,11 +944,32 @@ static u64 evict_folios(struct lruvec *lruvec, struct reclaim_stat *rs, int *nr_
 	return reclaimed;
 }
 
-u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, struct reclaim_stat *rs)
+/*
+ * After an aging attempt, by era: 6.1 goes on evicting once the
+ * generation is there (get_nr_to_scan: nr_to_scan); 6.4 .. 7.1 stop
+ * scanning the lruvec ("skip this lruvec as it's low on cold folios",
+ * -1 or 0); 7.2+ evict one more batch, then root reclaim stops
+ * ("Root reclaim needs rotation when low on cold folio").
+ */
+enum after_aging { AGED_GO_ON, AGED_STOP, AGED_ONE_BATCH };
+
+static enum after_aging after_aging(bool root)
+{
+	if (mm_sw.lru_gen_aging_6_1)
+		return AGED_GO_ON;
+	if (!mm_sw.lru_gen_7_2)
+		return AGED_STOP;
+	return root ? AGED_ONE_BATCH : AGED_GO_ON;
+}
+
+u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, bool root,
+			  struct reclaim_stat *rs)
 {
 	PERF_FUNC();
 	struct lru_gen_folio *lrugen = &lruvec->lrugen;
 	u64 reclaimed = 0, total = 0, lru_size = 0;
+	enum after_aging then = after_aging(root);
+	bool aged = false;
 	int idle = 0;
 
 	/* get_nr_to_scan's bound: one pass over what the LRU holds */
@@ -956,8 +977,12 @@ u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, struct recla
 		lru_size += (u64)lrugen->nr_pages[g];
 	while (reclaimed < nr_to_reclaim && idle < 2 * MAX_NR_GENS && total <= lru_size) {
 		/* should_run_aging: only MIN_NR_GENS generations left */
-		if (lrugen->max_seq - lrugen->min_seq + 1 <= MIN_NR_GENS)
+		if (lrugen->max_seq - lrugen->min_seq + 1 <= MIN_NR_GENS) {
 			try_to_inc_max_seq(lruvec, lrugen->max_seq, rs);
+			aged = true;
+			if (then == AGED_STOP)
+				break;
+		}
 		int frame = SIM_FRAME("evict_folios");
 
 		sim_frame_enter(frame);
@@ -967,6 +992,8 @@ u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, struct recla
 
 		reclaimed += r;
 		total += (u64)scanned;
+		if (aged && then == AGED_ONE_BATCH)
+			break;
 		/*
 		 * try_to_shrink_lruvec: a batch that scanned folios (even if it
 		 * activated them all) goes on evicting; aging runs only when
@@ -981,6 +1008,9 @@ u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, struct recla
 			    lrugen->head[lru_gen_from_seq(lrugen->min_seq)] == NULL_PFN)
 				continue;
 			try_to_inc_max_seq(lruvec, lrugen->max_seq, rs);
+			aged = true;
+			if (then == AGED_STOP)
+				break;
 		}
 	}
 	return reclaimed;

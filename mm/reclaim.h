@@ -64,7 +64,9 @@ bool folio_update_gen(struct folio *folio, u64 seq);
 bool try_to_inc_max_seq(struct lruvec *lruvec, u64 seq, struct reclaim_stat *rs);
 /* an mm leaves mm_list: the walk in progress must not stand on it */
 void lru_gen_del_mm(struct mm_struct *mm);
-u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, struct reclaim_stat *rs);
+/* root: kswapd's or direct reclaim (root_reclaim()), not a memcg's memory.reclaim */
+u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, bool root,
+			  struct reclaim_stat *rs);
 /* pmd: an entry of a page table from hw_pt_alloc (hashed by table id and index) */
 bool test_bloom_filter(struct lruvec *lruvec, u64 seq, const void *pmd);
 void update_bloom_filter(struct lruvec *lruvec, u64 seq, const void *pmd);

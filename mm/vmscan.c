@@ -296,7 +296,7 @@ u64 memory_reclaim(u64 bytes, struct reclaim_stat *rs)
 	set_task_reclaim_state(current, &reclaim_state);
 	while (reclaimed < target) {
 		u64 want = min(target - reclaimed, (u64)SWAP_CLUSTER_MAX);
-		u64 r = lru_gen_enabled ? lru_gen_shrink_lruvec(&root_lruvec, want, rs)
+		u64 r = lru_gen_enabled ? lru_gen_shrink_lruvec(&root_lruvec, want, false, rs)
 					: shrink_lruvec_classic(want, rs);
 
 		reclaimed += r;

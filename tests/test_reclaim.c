@@ -450,6 +450,46 @@ static void test_aging_once_per_seq(void)
 	EXPECT(a[1].end >= a[0].end && a[0].end > 0);
 }
 
+/*
+ * One root reclaim of 256 pages from a fresh MGLRU (every folio young in
+ * the youngest generation: it must age before anything is evictable), in
+ * an era's shape; returns the pages it looked at.
+ */
+static u64 scanned_after_aging(bool aging_6_1, bool lru_gen_7_2, u64 *nr_aging)
+{
+	struct r_lab r;
+	struct reclaim_stat rs = { 0 };
+
+	r_setup(&r, "mglru", true);
+	mm_sw.lru_gen_aging_6_1 = aging_6_1;
+	mm_sw.lru_gen_7_2 = lru_gen_7_2;
+	lru_gen_shrink_lruvec(&root_lruvec, 256, true, &rs);
+	*nr_aging = rs.nr_aging;
+	r_teardown(&r);
+	lab_switches_reset();
+	EXPECT_EQ(hw_violations.total, 0);
+	return rs.nr_scanned;
+}
+
+/*
+ * What root reclaim does once it has aged: 6.1 goes on (here: through a
+ * second aging, its first one having promoted every folio), 6.4 .. 7.1
+ * stop scanning the lruvec (get_nr_to_scan's -1/0), 7.2+ look at one
+ * batch of MIN_LRU_BATCH folios and stop (try_to_shrink_lruvec's rotation
+ * when low on cold folios).
+ */
+static void test_after_aging_by_era(void)
+{
+	u64 aging;
+
+	EXPECT(scanned_after_aging(true, false, &aging) > MIN_LRU_BATCH * 16);
+	EXPECT(aging >= 2);
+	EXPECT_EQ(scanned_after_aging(false, false, &aging), 0ULL);
+	EXPECT_EQ(aging, 1ULL);
+	EXPECT_EQ(scanned_after_aging(false, true, &aging), MIN_LRU_BATCH * 16ULL);
+	EXPECT_EQ(aging, 1ULL);
+}
+
 static const struct ktap_case cases[] = {
 	{ "reclaim_exact_mglru", test_reclaim_exact_mglru },
 	{ "reclaim_exact_classic", test_reclaim_exact_classic },
@@ -460,6 +500,7 @@ static const struct ktap_case cases[] = {
 	{ "hot_survive_classic", test_hot_survive_classic },
 	{ "generations", test_generations },
 	{ "aging_once_per_seq", test_aging_once_per_seq },
+	{ "after_aging_by_era", test_after_aging_by_era },
 	{ "bloom_filter", test_bloom },
 	{ "placement", test_placement },
 	{ "placement_before_6_14", test_placement_before_6_14 },
