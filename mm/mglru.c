@@ -577,9 +577,9 @@ static const struct mm_walk_ops lru_gen_walk_ops = {
 	.pmd_entry = walk_pmd_entry,
 };
 
-/* Walk every mm's page tables, PMD by PMD, where the filter allows. */
 /*
- * walk_mm: the walk goes PUD by PUD (walk_pud_range), and between two it
+ * walk_mm: every PMD of the mm's VMAs the Bloom filter allows is walked.
+ * The walk goes PUD by PUD (walk_pud_range), and between two it
  * may stop. 6.4+: once it has promoted MAX_LRU_BATCH folios it looks up,
  * and stops if another reclaimer has made the generation meanwhile
  * ("another thread might have called inc_max_seq()"). 6.1: it stops as
