@@ -42,6 +42,7 @@ struct mm_struct {
 	int nr_vmas;
 	bool fullmm_teardown;          /* exit_mmap in progress */
 	struct mm_struct *next_mm;     /* all live mms, for invariant sweeps */
+	int lru_gen_walks;             /* MGLRU aging walks on it now */
 	/* secondary MMUs (KVM) following this mm; NULL: none */
 	struct mmu_notifier_subscriptions *notifier_subscriptions;
 };

@@ -30,6 +30,9 @@
 
 bool lru_gen_enabled;
 
+/* lru_gen_mm_state's wait (6.1 .. 6.3): reclaimers waiting for another's aging */
+static struct sim_waitq mm_state_wait = { .name = "lru_gen_mm_state_wait" };
+
 #define BLOOM_WORDS ((1UL << BLOOM_FILTER_SHIFT) / 64)
 
 static inline int lru_gen_from_seq(u64 seq)
@@ -51,6 +54,8 @@ void lru_gen_init(void)
 
 	lru_gen_exit();
 	memset(lrugen, 0, sizeof(*lrugen));
+	/* a run that ended with a reclaimer asleep on it leaves none behind */
+	mm_state_wait.list = (struct sim_waitlist){ NULL, NULL };
 	for (int g = 0; g < MAX_NR_GENS; g++)
 		lrugen->head[g] = lrugen->tail[g] = NULL_PFN;
 	lrugen->max_seq = MIN_NR_GENS + 1;
@@ -506,8 +511,6 @@ struct lru_gen_mm_walk {
 	u64 batched; /* folios promoted since the walk last looked up (walk->batched) */
 };
 
-/* lru_gen_mm_state's wait (6.1 .. 6.3): reclaimers waiting for another's aging */
-static struct sim_waitq mm_state_wait = { .name = "lru_gen_mm_state_wait" };
 
 /* Whether a reclaimer sleeps on mm_state_wait now (wq_has_sleeper). */
 static bool mm_state_has_sleeper(void)
@@ -587,9 +590,8 @@ static const struct mm_walk_ops lru_gen_walk_ops = {
  * waiting time"). (need_resched(), the other reason to look up, is not
  * modelled.)
  */
-static void walk_mm(struct mm_struct *mm, struct lru_gen_mm_walk *mm_walk)
+static void walk_mm_ranges(struct mm_struct *mm, struct lru_gen_mm_walk *mm_walk)
 {
-	PERF_FUNC();
 	const unsigned long pud_size = 1UL << PUD_SHIFT;
 
 	for (struct vm_area_struct *vma = mm->mmap; vma; vma = vma->vm_next) {
@@ -610,6 +612,19 @@ static void walk_mm(struct mm_struct *mm, struct lru_gen_mm_walk *mm_walk)
 			}
 		}
 	}
+}
+
+static void walk_mm(struct mm_struct *mm, struct lru_gen_mm_walk *mm_walk)
+{
+	PERF_FUNC();
+	mm->lru_gen_walks++;
+	walk_mm_ranges(mm, mm_walk);
+	mm->lru_gen_walks--;
+}
+
+bool lru_gen_walk_on(const struct mm_struct *mm)
+{
+	return mm->lru_gen_walks > 0;
 }
 
 /* min_seq moves up over generations left empty (never below MIN_NR_GENS). */
@@ -737,10 +752,12 @@ bool try_to_inc_max_seq(struct lruvec *lruvec, u64 seq, struct reclaim_stat *rs)
 		return false;
 	sim_frame_enter(frame);
 	do {
+		sim_sync(); /* mm_list->lock: the iteration is shared */
 		success = iterate_mm_list(&mm_walk, &mm);
 		if (mm)
 			walk_mm(mm, &mm_walk);
 	} while (mm);
+	sim_sync(); /* the lru_lock inc_max_seq takes: max_seq is shared */
 	if (success && inc_max_seq(lruvec, seq)) {
 		rs->nr_aging++;
 		/* 6.1: "either this sees any waiters or they will see updated max_seq" */
@@ -945,11 +962,13 @@ static u64 evict_folios(struct lruvec *lruvec, struct reclaim_stat *rs, int *nr_
 }
 
 /*
- * After an aging attempt, by era: 6.1 goes on evicting once the
- * generation is there (get_nr_to_scan: nr_to_scan); 6.4 .. 7.1 stop
+ * After an aging attempt, by era: 6.1 and 6.2 go on evicting once the
+ * generation is there (get_nr_to_scan: nr_to_scan); 6.3 .. 7.1 stop
  * scanning the lruvec ("skip this lruvec as it's low on cold folios",
  * -1 or 0); 7.2+ evict one more batch, then root reclaim stops
- * ("Root reclaim needs rotation when low on cold folio").
+ * ("Root reclaim needs rotation when low on cold folio"). The lab's
+ * switch for 6.1 .. 6.3's aging (v1, a 6.2 base) stands for 6.1 and 6.2
+ * here.
  */
 enum after_aging { AGED_GO_ON, AGED_STOP, AGED_ONE_BATCH };
 

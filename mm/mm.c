@@ -88,6 +88,9 @@ void mmput(struct mm_struct *mm)
 	PERF_FUNC();
 	struct mmu_gather tlb;
 
+	/* the kernel's walker holds a reference (get_next_mm); the lab's does not */
+	if (sim_current_agent && lru_gen_walk_on(mm))
+		sim_bug("mmput of an mm an MGLRU aging walk is on: the walk would use it freed");
 	/* mm's last user has gone, and its about to be pulled down */
 	mmu_notifier_release(mm);
 	mm->fullmm_teardown = true;

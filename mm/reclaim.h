@@ -64,6 +64,8 @@ bool folio_update_gen(struct folio *folio, u64 seq);
 bool try_to_inc_max_seq(struct lruvec *lruvec, u64 seq, struct reclaim_stat *rs);
 /* an mm leaves mm_list: the walk in progress must not stand on it */
 void lru_gen_del_mm(struct mm_struct *mm);
+/* Whether an aging walk is on mm now (the lab's walkers hold no reference). */
+bool lru_gen_walk_on(const struct mm_struct *mm);
 /* root: kswapd's or direct reclaim (root_reclaim()), not a memcg's memory.reclaim */
 u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, bool root,
 			  struct reclaim_stat *rs);

@@ -24,6 +24,11 @@
 /* folio_wait_locked(): a fault that found a folio still being read in */
 static struct sim_waitq folio_locked_wait = { .name = "folio_wait_locked" };
 
+void shmem_reset(void)
+{
+	folio_locked_wait.list = (struct sim_waitlist){ NULL, NULL };
+}
+
 struct address_space *shmem_file_setup(u64 size, unsigned int order)
 {
 	struct address_space *mapping = address_space_create(size, order);

@@ -25,4 +25,6 @@ struct folio *shmem_get_folio(struct address_space *mapping, u64 index);
  * page cache (freed once nobody else holds it). false: no swap space.
  */
 bool shmem_writeout(struct folio *folio);
+/* Machine reset: no fault is left asleep on a folio being read in. */
+void shmem_reset(void);
 #endif

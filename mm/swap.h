@@ -103,6 +103,8 @@ bool swap_owner(unsigned long offset, struct address_space **mapping, u64 *index
 void swap_writepage(struct folio *folio, const swp_entry_t *entries);
 /* swap_read_folio(): read the folio in from entries[], sleeping until it is there. */
 void swap_read_folio(struct folio *folio, const swp_entry_t *entries);
+/* Machine reset: no fault is left asleep on a read-ahead (swapoff). */
+void swap_readahead_reset(void);
 /* The read submitted, not waited for: when it completes (0 without a device). */
 u64 swap_read_folio_async(struct folio *folio, const swp_entry_t *entries);
 

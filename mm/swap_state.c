@@ -67,6 +67,11 @@ unsigned long swapin_nr_pages(unsigned long offset)
 /* faults that found a folio read ahead whose read is not submitted yet */
 static struct sim_waitq readahead_submit_wait = { .name = "readahead_submit" };
 
+void swap_readahead_reset(void)
+{
+	readahead_submit_wait.list = (struct sim_waitlist){ NULL, NULL };
+}
+
 static u64 *ra_done_of(struct folio *folio)
 {
 	if (!swap_info.ra_done)

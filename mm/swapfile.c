@@ -19,6 +19,7 @@
 #include "hw/invariants.h"
 #include "hw/phys.h"
 #include "mm/filemap.h"
+#include "mm/shmem.h"
 #include "mm/swap.h"
 #include "sim/frames.h"
 #include "sim/swapdev.h"
@@ -62,6 +63,8 @@ void swapoff(void)
 	free(swap_info.free_clusters);
 	free(swap_info.cluster_free);
 	free(swap_info.ra_done);
+	swap_readahead_reset();
+	shmem_reset();
 	swap_info = (struct swap_info_struct){ 0 };
 }
 
