@@ -45,6 +45,7 @@ void lab_switches_reset(void)
 	mm_sw.referenced_flush = true;
 	mm_sw.lru_gen_7_2 = true;
 	mm_sw.lru_gen_aging_6_1 = false;
+	mm_sw.lru_gen_stop_at_high_wmark = true;
 	mm_sw.zap_clear_ptes_v3 = false;
 }
 

@@ -27,6 +27,7 @@ static const struct lab_variant {
 	enum lru_gen_add lru_gen_add;        /* MGLRU's placement of added and rejected folios (S3) */
 	bool lru_gen_6x;                     /* MGLRU before 7.2 (mm_sw.lru_gen_7_2 off) */
 	bool lru_gen_aging_6_1;              /* MGLRU's aging before 6.4 (mm_sw.lru_gen_aging_6_1) */
+	bool lru_gen_before_6_7;             /* MGLRU root reclaim before 6.7 (mm_sw.lru_gen_stop_at_high_wmark off) */
 } variants[] = {
 	/* exit: the kernel since 6.10 is every switch on */
 	{ "exit", "7.3", { NULL } },
@@ -51,10 +52,11 @@ static const struct lab_variant {
 	 * KVM side is the workload's (kvm_config).
 	 */
 	{ "max-guest-memory", "v1", { "young_batch" }, CONTPTE_FULL_NONE, LRU_GEN_SPTE_HOST,
-	  .lru_gen_add = LRU_GEN_ADD_6_1, .lru_gen_6x = true, .lru_gen_aging_6_1 = true },
+	  .lru_gen_add = LRU_GEN_ADD_6_1, .lru_gen_6x = true, .lru_gen_aging_6_1 = true,
+	  .lru_gen_before_6_7 = true },
 	/* v2's base had "mm: rmap: Don't flush TLB after checking PTE young" (not merged) */
 	{ "max-guest-memory", "v2", { "young_batch" }, CONTPTE_FULL_NONE, LRU_GEN_SPTE_HOST, true,
-	  .lru_gen_add = LRU_GEN_ADD_6_1, .lru_gen_6x = true },
+	  .lru_gen_add = LRU_GEN_ADD_6_1, .lru_gen_6x = true, .lru_gen_before_6_7 = true },
 	{ "max-guest-memory", "6.12", { "young_batch" }, CONTPTE_FULL_NONE, LRU_GEN_SPTE_NOTIFY,
 	  .lru_gen_add = LRU_GEN_ADD_6_7, .lru_gen_6x = true },
 	{ "max-guest-memory", "6.15", { "young_batch" }, CONTPTE_FULL_NONE, LRU_GEN_SPTE_NOTIFY,
@@ -112,6 +114,7 @@ void lab_switches_for_run(const char *workload, const char *variant,
 	mm_sw.lru_gen_add = v->lru_gen_add;
 	mm_sw.lru_gen_7_2 = !v->lru_gen_6x;
 	mm_sw.lru_gen_aging_6_1 = v->lru_gen_aging_6_1;
+	mm_sw.lru_gen_stop_at_high_wmark = !v->lru_gen_before_6_7;
 	mm_sw.referenced_flush = !v->referenced_no_flush;
 	mm_sw.zap_clear_ptes_v3 = v->zap_clear_ptes_v3;
 }

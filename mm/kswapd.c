@@ -49,27 +49,46 @@ void setup_per_zone_wmarks(u64 managed_pages)
 	node_data.watermark[WMARK_HIGH] = min_pages + 2 * step;
 }
 
-/* shrink_node(): one batch from the node's one lruvec, by the LRU in use. */
-static u64 shrink_node(u64 nr_to_reclaim, struct reclaim_stat *rs)
+/*
+ * shrink_node(): one pass over the node's one lruvec at sc->priority, by
+ * the LRU in use. The classic LRU's get_scan_count (each list's size >>
+ * priority) is not modelled: a classic pass asks shrink_lruvec for
+ * SWAP_CLUSTER_MAX pages whatever the priority.
+ */
+static void shrink_node(struct scan_control *sc)
 {
 	int frame = SIM_FRAME("shrink_node");
+	struct reclaim_stat *rs = sc->stat;
 	struct reclaim_state reclaim_state = { .stat = rs };
-	u64 r;
+	u64 scanned = rs->nr_scanned, r;
 
 	sim_frame_enter(frame);
 	set_task_reclaim_state(current, &reclaim_state);
-	r = lru_gen_enabled ? lru_gen_shrink_lruvec(&root_lruvec, nr_to_reclaim, true, rs)
-			    : shrink_lruvec_classic(nr_to_reclaim, rs);
+	if (lru_gen_enabled) {
+		r = lru_gen_shrink_node(sc);
+	} else {
+		r = shrink_lruvec_classic(SWAP_CLUSTER_MAX, rs);
+		sc->nr_reclaimed += r;
+	}
 	set_task_reclaim_state(current, NULL);
 	rs->nr_reclaimed += r;
+	sc->nr_scanned += rs->nr_scanned - scanned;
+	/* kswapd_try_clear_hopeless: reclaim works again */
+	if (r)
+		node_data.kswapd_failures = 0;
 	sim_frame_exit(frame);
-	return r;
+}
+
+/* kswapd that failed MAX_RECLAIM_RETRIES times in a row is not woken (pgdat_is_hopeless) */
+static bool pgdat_is_hopeless(void)
+{
+	return node_data.kswapd_failures >= MAX_RECLAIM_RETRIES;
 }
 
 void wakeup_kswapd(unsigned int order)
 {
 	(void)order;
-	if (!node_data.kswapd_sleeping)
+	if (!node_data.kswapd_sleeping || pgdat_is_hopeless())
 		return;
 	node_data.kswapd_sleeping = false;
 	sim_wake_up(&node_data.kswapd_wait, 0);
@@ -81,25 +100,52 @@ static bool pgdat_balanced(void)
 }
 
 /*
- * balance_pgdat(): reclaim in SWAP_CLUSTER_MAX batches until free memory
- * is above the high watermark, or a whole pass over the LRU freed nothing
- * (kswapd_failures: it gives up and sleeps).
+ * kswapd_shrink_node(): a pass asks for the high watermark's worth;
+ * true if it looked at as many pages (then the priority need not rise).
+ */
+static bool kswapd_shrink_node(struct scan_control *sc)
+{
+	sc->nr_to_reclaim = max(high_wmark_pages(&node_data), (u64)SWAP_CLUSTER_MAX);
+	shrink_node(sc);
+	return sc->nr_scanned >= sc->nr_to_reclaim;
+}
+
+/*
+ * balance_pgdat(): passes at DEF_PRIORITY and down (one more each time a
+ * pass looked at fewer pages than it wanted or freed none) until free
+ * memory is above the high watermark; a balance_pgdat that went down to
+ * priority 1 and freed nothing is a failure.
  */
 static void balance_pgdat(void)
 {
 	int frame = SIM_FRAME("balance_pgdat");
-	int failures = 0;
+	struct scan_control sc = { .priority = DEF_PRIORITY, .stat = &node_data.kswapd_stat };
+	bool balanced = false;
 
 	sim_frame_enter(frame);
 	node_data.kswapd_wakeups++;
-	while (!pgdat_balanced() && !node_data.kswapd_should_stop) {
-		u64 r = shrink_node(SWAP_CLUSTER_MAX, &node_data.kswapd_stat);
+	do {
+		u64 nr_reclaimed = sc.nr_reclaimed;
+		bool raise_priority = true;
 
-		failures = r ? 0 : failures + 1;
-		if (failures >= 16) /* MAX_RECLAIM_RETRIES */
-			break;
 		sim_sync(); /* the free count is shared */
-	}
+		if (pgdat_balanced()) {
+			balanced = true;
+			break;
+		}
+		/* kswapd_age_node: background aging before the pass */
+		if (lru_gen_enabled)
+			lru_gen_age_node(&sc);
+		sc.nr_scanned = 0;
+		if (kswapd_shrink_node(&sc))
+			raise_priority = false;
+		if (node_data.kswapd_should_stop)
+			break;
+		if (raise_priority || sc.nr_reclaimed == nr_reclaimed)
+			sc.priority--;
+	} while (sc.priority >= 1);
+	if (!balanced && !sc.nr_reclaimed)
+		node_data.kswapd_failures++;
 	sim_frame_exit(frame);
 }
 
@@ -115,7 +161,7 @@ void kswapd(void *arg)
 		sim_sync();
 		if (node_data.kswapd_should_stop)
 			break;
-		if (pgdat_balanced()) {
+		if (pgdat_balanced() || pgdat_is_hopeless()) {
 			/* kswapd_try_to_sleep: the test and the sleep with no sync between */
 			node_data.kswapd_sleeping = true;
 			sim_wait(&node_data.kswapd_wait, SIM_FRAME("kswapd_try_to_sleep"));
@@ -139,14 +185,24 @@ u64 try_to_free_pages(unsigned int order)
 	int frame = SIM_FRAME("try_to_free_pages");
 	struct task_struct *tsk = current;
 	unsigned int flags = tsk->flags;
-	u64 r;
+	struct scan_control sc = {
+		.nr_to_reclaim = SWAP_CLUSTER_MAX,
+		.priority = DEF_PRIORITY,
+		.stat = &node_data.direct_stat,
+	};
 
 	(void)order;
 	node_data.allocstall++;
 	tsk->flags |= PF_MEMALLOC;
 	sim_frame_enter(frame);
-	r = shrink_node(SWAP_CLUSTER_MAX, &node_data.direct_stat);
+	/* do_try_to_free_pages: passes at falling priority until one has enough */
+	do {
+		sc.nr_scanned = 0;
+		shrink_node(&sc);
+		if (sc.nr_reclaimed >= sc.nr_to_reclaim)
+			break;
+	} while (--sc.priority >= 0);
 	sim_frame_exit(frame);
 	tsk->flags = flags;
-	return r;
+	return sc.nr_reclaimed;
 }

@@ -20,6 +20,7 @@
 #include "mm/lru.h"
 #include "include/sched.h"
 #include "mm/mmu_notifier.h"
+#include "mm/mmzone.h"
 #include "sim/frames.h"
 #include "sim/waitq.h"
 #include "mm/pagewalk.h"
@@ -739,7 +740,7 @@ static bool inc_max_seq(struct lruvec *lruvec, u64 seq)
 	return true;
 }
 
-bool try_to_inc_max_seq(struct lruvec *lruvec, u64 seq, struct reclaim_stat *rs)
+bool try_to_inc_max_seq(struct lruvec *lruvec, u64 seq, int priority, struct reclaim_stat *rs)
 {
 	PERF_FUNC();
 	struct lru_gen_mm_walk mm_walk = { .lruvec = lruvec, .rs = rs, .seq = seq };
@@ -765,11 +766,10 @@ bool try_to_inc_max_seq(struct lruvec *lruvec, u64 seq, struct reclaim_stat *rs)
 	} else {
 		success = false;
 		/*
-		 * 6.1: another walker ages; one that may have trouble
-		 * reclaiming (not kswapd, below DEF_PRIORITY - 2, which direct
-		 * reclaim that finds nothing to evict soon is) waits for it.
+		 * 6.1: another walker ages; one that is having trouble
+		 * reclaiming (at DEF_PRIORITY - 2 or below) waits for it.
 		 */
-		if (mm_sw.lru_gen_aging_6_1 && !current_is_kswapd())
+		if (mm_sw.lru_gen_aging_6_1 && priority <= DEF_PRIORITY - 2)
 			for (sim_sync(); seq >= lruvec->lrugen.max_seq; sim_sync())
 				sim_wait(&mm_state_wait, SIM_FRAME("lru_gen_mm_state_wait"));
 	}
@@ -840,17 +840,18 @@ static bool lru_gen_retry_folio(const struct folio *folio)
  * scan_folios (under the lru_lock): folios from the oldest generation's
  * tail. A folio promoted since (its gen differs) is only moved
  * (sort_folio); the others are isolated, until MIN_LRU_BATCH pages are or
- * the batch's folios were looked at (MIN_LRU_BATCH from 7.2, which hands
- * evict_folios min(nr_to_scan, MIN_LRU_BATCH); MAX_LRU_BATCH before). An
+ * remaining folios were looked at (7.2+ hands evict_folios
+ * min(nr_to_scan, MIN_LRU_BATCH); MAX_LRU_BATCH before). An
  * empty oldest generation is retired on the way (evict_folios'
  * try_to_inc_min_seq); with only MIN_NR_GENS generations left the batch
  * ends (they need aging). Returns how many folios went to list[];
  * *nr_scanned counts the pages looked at.
  */
-static int scan_folios(struct lruvec *lruvec, struct reclaim_stat *rs, u32 *list, int *nr_scanned)
+static int scan_folios(struct lruvec *lruvec, struct reclaim_stat *rs, int remaining, u32 *list,
+		       int *nr_scanned)
 {
 	struct lru_gen_folio *lrugen = &lruvec->lrugen;
-	int remaining = mm_sw.lru_gen_7_2 ? MIN_LRU_BATCH : MAX_LRU_BATCH, n = 0;
+	int n = 0;
 	long isolated = 0;
 
 	*nr_scanned = 0;
@@ -899,7 +900,8 @@ static int scan_folios(struct lruvec *lruvec, struct reclaim_stat *rs, u32 *list
  * what stays (move_folios_to_lru). Concurrent reclaimers work on
  * different batches: a folio isolated here is off every list until then.
  */
-static u64 evict_folios(struct lruvec *lruvec, struct reclaim_stat *rs, int *nr_scanned)
+static u64 evict_folios(struct lruvec *lruvec, struct reclaim_stat *rs, int nr_to_scan,
+			int *nr_scanned, bool *need_swapping)
 {
 	PERF_FUNC();
 	int frame = SIM_FRAME("shrink_folio_list");
@@ -908,7 +910,7 @@ static u64 evict_folios(struct lruvec *lruvec, struct reclaim_stat *rs, int *nr_
 	int n, kept = 0;
 
 	hw_count(EV_lock_acquire, 1);
-	n = scan_folios(lruvec, rs, list, nr_scanned);
+	n = scan_folios(lruvec, rs, nr_to_scan, list, nr_scanned);
 	for (int i = 0; i < n; i++) {
 		struct folio *folio = (struct folio *)&mem_map[list[i]];
 		/*
@@ -919,6 +921,9 @@ static u64 evict_folios(struct lruvec *lruvec, struct reclaim_stat *rs, int *nr_
 		long nr = folio_nr_pages(folio);
 
 		sim_frame_enter(frame);
+		/* 6.1: an anon (swap-backed) batch is one that needs swapping */
+		if (need_swapping && folio_test_swapbacked(folio))
+			*need_swapping = true;
 		/* folio_trylock: one still being read in (read ahead) is kept */
 		if (folio_readahead_busy(folio)) {
 			list[kept++] = list[i];
@@ -962,61 +967,45 @@ static u64 evict_folios(struct lruvec *lruvec, struct reclaim_stat *rs, int *nr_
 }
 
 /*
- * After an aging attempt, by era: 6.1 and 6.2 go on evicting once the
- * generation is there (get_nr_to_scan: nr_to_scan); 6.3 .. 7.1 stop
- * scanning the lruvec ("skip this lruvec as it's low on cold folios",
- * -1 or 0); 7.2+ evict one more batch, then root reclaim stops
- * ("Root reclaim needs rotation when low on cold folio"). The lab's
- * switch for 6.1 .. 6.3's aging (v1, a 6.2 base) stands for 6.1 and 6.2
- * here.
+ * Cgroup reclaim (memory.reclaim) after an aging attempt, by era: 6.1
+ * and 6.2 go on evicting once the generation is there; 6.3 .. 7.1 stop
+ * scanning the lruvec (get_nr_to_scan's -1 or 0); 7.2+ go on (the
+ * rotation of try_to_shrink_lruvec is root reclaim's). memory.reclaim's
+ * priorities are not modelled: it reclaims as at priority 0, one pass
+ * over the LRU at most.
  */
-enum after_aging { AGED_GO_ON, AGED_STOP, AGED_ONE_BATCH };
-
-static enum after_aging after_aging(bool root)
-{
-	if (mm_sw.lru_gen_aging_6_1)
-		return AGED_GO_ON;
-	if (!mm_sw.lru_gen_7_2)
-		return AGED_STOP;
-	return root ? AGED_ONE_BATCH : AGED_GO_ON;
-}
-
-u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, bool root,
-			  struct reclaim_stat *rs)
+u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, struct reclaim_stat *rs)
 {
 	PERF_FUNC();
 	struct lru_gen_folio *lrugen = &lruvec->lrugen;
+	int batch = mm_sw.lru_gen_7_2 ? MIN_LRU_BATCH : MAX_LRU_BATCH;
+	bool stop = !mm_sw.lru_gen_aging_6_1 && !mm_sw.lru_gen_7_2;
 	u64 reclaimed = 0, total = 0, lru_size = 0;
-	enum after_aging then = after_aging(root);
-	bool aged = false;
 	int idle = 0;
 
-	/* get_nr_to_scan's bound: one pass over what the LRU holds */
+	/* get_nr_to_scan's bound at priority 0: what the LRU holds */
 	for (int g = 0; g < MAX_NR_GENS; g++)
 		lru_size += (u64)lrugen->nr_pages[g];
 	while (reclaimed < nr_to_reclaim && idle < 2 * MAX_NR_GENS && total <= lru_size) {
 		/* should_run_aging: only MIN_NR_GENS generations left */
 		if (lrugen->max_seq - lrugen->min_seq + 1 <= MIN_NR_GENS) {
-			try_to_inc_max_seq(lruvec, lrugen->max_seq, rs);
-			aged = true;
-			if (then == AGED_STOP)
+			try_to_inc_max_seq(lruvec, lrugen->max_seq, 0, rs);
+			if (stop)
 				break;
 		}
 		int frame = SIM_FRAME("evict_folios");
 
 		sim_frame_enter(frame);
 		int scanned;
-		u64 r = evict_folios(lruvec, rs, &scanned);
+		u64 r = evict_folios(lruvec, rs, batch, &scanned, NULL);
 		sim_frame_exit(frame);
 
 		reclaimed += r;
 		total += (u64)scanned;
-		if (aged && then == AGED_ONE_BATCH)
-			break;
 		/*
-		 * try_to_shrink_lruvec: a batch that scanned folios (even if it
-		 * activated them all) goes on evicting; aging runs only when
-		 * two generations are left or the oldest has nothing to scan.
+		 * A batch that scanned folios (even if it activated them all)
+		 * goes on evicting; aging runs only when two generations are
+		 * left or the oldest has nothing to scan.
 		 */
 		if (scanned) {
 			idle = 0;
@@ -1026,11 +1015,345 @@ u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, bool root,
 			if (lrugen->max_seq - lrugen->min_seq + 1 > MIN_NR_GENS &&
 			    lrugen->head[lru_gen_from_seq(lrugen->min_seq)] == NULL_PFN)
 				continue;
-			try_to_inc_max_seq(lruvec, lrugen->max_seq, rs);
-			aged = true;
-			if (then == AGED_STOP)
+			try_to_inc_max_seq(lruvec, lrugen->max_seq, 0, rs);
+			if (stop)
 				break;
 		}
 	}
 	return reclaimed;
+}
+
+/*
+ * Root reclaim: kswapd's balance_pgdat and an allocation's
+ * do_try_to_free_pages call shrink_node at falling priorities (DEF_PRIORITY
+ * first); a pass may look at the LRU's size >> priority folios. Whether
+ * and when a pass ages, and when it stops, is by era below.
+ */
+
+/* The pages on the LRU; *young: in max_seq's generation, *old: in max_seq - MIN_NR_GENS's. */
+static u64 lru_gen_size(const struct lruvec *lruvec, u64 *young, u64 *old)
+{
+	const struct lru_gen_folio *lrugen = &lruvec->lrugen;
+	u64 total = 0;
+
+	*young = *old = 0;
+	for (u64 seq = lrugen->min_seq; seq <= lrugen->max_seq; seq++) {
+		long nr = lrugen->nr_pages[lru_gen_from_seq(seq)];
+		u64 size = nr > 0 ? (u64)nr : 0;
+
+		total += size;
+		if (seq == lrugen->max_seq)
+			*young += size;
+		else if (seq + MIN_NR_GENS == lrugen->max_seq)
+			*old += size;
+	}
+	return total;
+}
+
+/*
+ * should_run_aging, 6.1 .. 7.1: age when the lruvec is out of cold
+ * folios (MIN_NR_GENS generations left) or, with MIN_NR_GENS + 1, when
+ * they are out of balance: the youngest holds over 1/MIN_NR_GENS of the
+ * folios or the oldest under 1/(MIN_NR_GENS + 2). *total: the folios.
+ */
+static bool should_run_aging_6x(const struct lruvec *lruvec, u64 *total)
+{
+	const struct lru_gen_folio *lrugen = &lruvec->lrugen;
+	u64 young, old;
+
+	*total = lru_gen_size(lruvec, &young, &old);
+	if (lrugen->min_seq + MIN_NR_GENS > lrugen->max_seq)
+		return true;
+	if (lrugen->min_seq + MIN_NR_GENS < lrugen->max_seq)
+		return false;
+	return young * MIN_NR_GENS > *total || old * (MIN_NR_GENS + 2) < *total;
+}
+
+/* One eviction batch of a root reclaim; what it freed counts in sc. */
+static u64 evict_batch(struct lruvec *lruvec, struct scan_control *sc, int nr_to_scan, int *delta,
+		       bool *need_swapping)
+{
+	int frame = SIM_FRAME("evict_folios");
+	u64 r;
+
+	sim_frame_enter(frame);
+	r = evict_folios(lruvec, sc->stat, nr_to_scan, delta, need_swapping);
+	sim_frame_exit(frame);
+	sc->nr_reclaimed += r;
+	return r;
+}
+
+/* Free memory at or above a watermark (zone_watermark_ok, one zone). */
+static bool free_above(u64 mark)
+{
+	sim_sync(); /* the free count is shared */
+	return nr_free_pages() >= mark;
+}
+
+/*
+ * 6.1 .. 6.3 get_nr_to_scan: no aging at DEF_PRIORITY; kswapd leaves it
+ * to lru_gen_age_node; direct reclaim ages (and may wait for another
+ * walker) and, the generation made, goes on with its scan.
+ */
+static u64 get_nr_to_scan_6_1(struct lruvec *lruvec, struct scan_control *sc, bool *need_aging)
+{
+	struct lru_gen_folio *lrugen = &lruvec->lrugen;
+	u64 max_seq = lrugen->max_seq, total, nr_to_scan;
+
+	*need_aging = should_run_aging_6x(lruvec, &total);
+	nr_to_scan = total >> sc->priority;
+	if (!*need_aging)
+		return nr_to_scan;
+	/* skip the aging path at the default priority */
+	if (sc->priority != DEF_PRIORITY) {
+		/* leave the work to lru_gen_age_node() */
+		if (current_is_kswapd())
+			return 0;
+		if (try_to_inc_max_seq(lruvec, max_seq, sc->priority, sc->stat))
+			return nr_to_scan;
+	}
+	return lrugen->min_seq + MIN_NR_GENS <= lrugen->max_seq ? nr_to_scan : 0;
+}
+
+/*
+ * 6.1 .. 6.3 should_abort_scan: direct reclaim stops once it saw the
+ * lruvec aged twice, or has what it wanted and had to swap; at
+ * DEF_PRIORITY - 2 and below, a reclaimer that got its share (kswapd:
+ * nr_to_reclaim since lru_gen_age_node) stops when free memory is above
+ * its watermark (kswapd: high, direct: low), crediting itself a batch.
+ */
+static bool should_abort_scan_6_1(const struct lruvec *lruvec, u64 seq, struct scan_control *sc,
+				  bool need_swapping)
+{
+	if (!current_is_kswapd()) {
+		/* age each memcg at most once to ensure fairness */
+		if (lruvec->lrugen.max_seq - seq > 1)
+			return true;
+		/* over-swapping can increase allocation latency */
+		if (sc->nr_reclaimed >= sc->nr_to_reclaim && need_swapping)
+			return true;
+	} else if (sc->nr_reclaimed - sc->last_reclaimed < sc->nr_to_reclaim) {
+		return false;
+	}
+	/* keep scanning at low priorities to ensure fairness */
+	if (sc->priority > DEF_PRIORITY - 2)
+		return false;
+	if (!free_above(current_is_kswapd() ? node_data.watermark[WMARK_HIGH]
+					    : node_data.watermark[WMARK_LOW]))
+		return false;
+	sc->nr_reclaimed += MIN_LRU_BATCH;
+	return true;
+}
+
+/* 6.1 .. 6.3 lru_gen_shrink_lruvec (root reclaim) */
+static u64 lru_gen_shrink_lruvec_6_1(struct lruvec *lruvec, struct scan_control *sc)
+{
+	u64 seq = lruvec->lrugen.max_seq, start = sc->nr_reclaimed, reclaimed = 0, scanned = 0;
+	bool need_aging = false, need_swapping = false;
+
+	for (;;) {
+		u64 nr_to_scan = get_nr_to_scan_6_1(lruvec, sc, &need_aging);
+		int delta;
+
+		if (!nr_to_scan)
+			return reclaimed;
+		reclaimed += evict_batch(lruvec, sc, MAX_LRU_BATCH, &delta, &need_swapping);
+		if (!delta)
+			return reclaimed;
+		scanned += (u64)delta;
+		if (scanned >= nr_to_scan)
+			break;
+		if (should_abort_scan_6_1(lruvec, seq, sc, need_swapping))
+			break;
+	}
+	/* see the comment in lru_gen_age_node() */
+	if (sc->nr_reclaimed - start >= MIN_LRU_BATCH && !need_aging)
+		sc->memcgs_need_aging = false;
+	return reclaimed;
+}
+
+/*
+ * 6.4 .. 7.1 get_nr_to_scan: at DEF_PRIORITY, or when the generations
+ * need no aging, scan; otherwise age and stop scanning this lruvec ("low
+ * on cold folios"): -1 if this reclaimer made the generation, 0 if not.
+ */
+static long get_nr_to_scan_6_4(struct lruvec *lruvec, struct scan_control *sc)
+{
+	u64 max_seq = lruvec->lrugen.max_seq, total;
+	bool success = should_run_aging_6x(lruvec, &total);
+
+	/* whether this lruvec is completely out of cold folios */
+	if (lruvec->lrugen.min_seq + MIN_NR_GENS > max_seq)
+		total = 0;
+	/* try to get away with not aging at the default priority */
+	if (!success || sc->priority == DEF_PRIORITY)
+		return (long)(total >> sc->priority);
+	/* stop scanning this lruvec as it's low on cold folios */
+	return try_to_inc_max_seq(lruvec, max_seq, sc->priority, sc->stat) ? -1 : 0;
+}
+
+/*
+ * should_abort_scan, 6.4+: the reclaimer has what it wanted; 6.7+ kswapd
+ * also stops once free memory is MIN_LRU_BATCH above the high watermark.
+ */
+static bool should_abort_scan(struct scan_control *sc)
+{
+	if (sc->nr_reclaimed >= sc->nr_to_reclaim)
+		return true;
+	if (!current_is_kswapd() || !mm_sw.lru_gen_stop_at_high_wmark)
+		return false;
+	/* kswapd should abort if all eligible zones are safe */
+	return free_above(node_data.watermark[WMARK_HIGH] + MIN_LRU_BATCH);
+}
+
+/* 6.4 .. 7.1 try_to_shrink_lruvec */
+static u64 try_to_shrink_lruvec_6_4(struct lruvec *lruvec, struct scan_control *sc)
+{
+	u64 reclaimed = 0, scanned = 0;
+
+	for (;;) {
+		long nr_to_scan = get_nr_to_scan_6_4(lruvec, sc);
+		int delta;
+
+		if (nr_to_scan <= 0)
+			break;
+		reclaimed += evict_batch(lruvec, sc, MAX_LRU_BATCH, &delta, NULL);
+		if (!delta)
+			break;
+		scanned += (u64)delta;
+		if (scanned >= (u64)nr_to_scan)
+			break;
+		if (should_abort_scan(sc))
+			break;
+	}
+	return reclaimed;
+}
+
+/*
+ * 7.2+ should_run_aging: age when eviction is not possible any more or,
+ * below DEF_PRIORITY, when MIN_NR_GENS + 1 generations are left.
+ */
+static bool should_run_aging(const struct lruvec *lruvec, const struct scan_control *sc)
+{
+	const struct lru_gen_folio *lrugen = &lruvec->lrugen;
+
+	/* have to run aging, since eviction is not possible anymore */
+	if (lrugen->min_seq + MIN_NR_GENS > lrugen->max_seq)
+		return true;
+	/* try to avoid aging, do gentle reclaim at the default priority */
+	if (sc->priority == DEF_PRIORITY)
+		return false;
+	/* better to run aging even though eviction is still possible */
+	return lrugen->min_seq + MIN_NR_GENS == lrugen->max_seq;
+}
+
+/*
+ * 7.2+ try_to_shrink_lruvec: the pass's nr_to_scan is fixed up front and
+ * handed out MIN_LRU_BATCH at a time; a pass that aged evicts one batch
+ * and stops (root reclaim "needs rotation when low on cold folio").
+ */
+static u64 try_to_shrink_lruvec(struct lruvec *lruvec, struct scan_control *sc)
+{
+	u64 young, old, reclaimed = 0;
+	long nr_to_scan = (long)(lru_gen_size(lruvec, &young, &old) >> sc->priority);
+	bool should_age = false;
+
+	while (nr_to_scan > 0) {
+		int delta;
+
+		if (should_run_aging(lruvec, sc)) {
+			try_to_inc_max_seq(lruvec, lruvec->lrugen.max_seq, sc->priority, sc->stat);
+			should_age = true;
+		}
+		reclaimed += evict_batch(lruvec, sc, (int)min(nr_to_scan, (long)MIN_LRU_BATCH),
+					 &delta, NULL);
+		if (!delta)
+			break;
+		if (should_abort_scan(sc))
+			break;
+		if (should_age)
+			break;
+		nr_to_scan -= delta;
+	}
+	return reclaimed;
+}
+
+/* fls_long: the position of the highest bit set, 0 for none */
+static int fls_u64(u64 x)
+{
+	int n = 0;
+
+	while (x) {
+		n++;
+		x >>= 1;
+	}
+	return n;
+}
+
+/*
+ * 6.7+ set_initial_priority: start kswapd at the priority whose pass
+ * would free nr_to_reclaim if what it looks at is as reclaimable as the
+ * LRU's inactive share (MGLRU: all but the two youngest generations).
+ */
+static void set_initial_priority(struct scan_control *sc)
+{
+	const struct lru_gen_folio *lrugen = &root_lruvec.lrugen;
+	u64 reclaimable = 0;
+	int priority;
+
+	if (sc->priority != DEF_PRIORITY || sc->nr_to_reclaim < MIN_LRU_BATCH)
+		return;
+	for (u64 seq = lrugen->min_seq; seq + 1 < lrugen->max_seq; seq++) {
+		long nr = lrugen->nr_pages[lru_gen_from_seq(seq)];
+
+		reclaimable += nr > 0 ? (u64)nr : 0;
+	}
+	/* round down reclaimable and round up sc->nr_to_reclaim */
+	priority = fls_u64(reclaimable) - 1 - fls_u64(sc->nr_to_reclaim - 1);
+	sc->priority = min(max(priority, DEF_PRIORITY / 2), DEF_PRIORITY); /* clamp */
+}
+
+/*
+ * 6.1 .. 6.3 lru_gen_age_node: kswapd ages before each of
+ * balance_pgdat's passes, unless its last pass freed a batch without
+ * needing aging (memcgs_need_aging). Later kernels age in the eviction
+ * path only.
+ */
+void lru_gen_age_node(struct scan_control *sc)
+{
+	PERF_FUNC();
+	u64 total;
+
+	if (!mm_sw.lru_gen_aging_6_1)
+		return;
+	sc->last_reclaimed = sc->nr_reclaimed;
+	if (!sc->memcgs_need_aging) {
+		sc->memcgs_need_aging = true;
+		return;
+	}
+	if (should_run_aging_6x(&root_lruvec, &total))
+		try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, sc->priority, sc->stat);
+}
+
+/* lru_gen_shrink_node (6.4+; 6.1's shrink_lruvec): the node's one lruvec */
+u64 lru_gen_shrink_node(struct scan_control *sc)
+{
+	PERF_FUNC();
+	bool per_pass = mm_sw.lru_gen_stop_at_high_wmark && current_is_kswapd();
+	u64 before = sc->nr_reclaimed, r;
+
+	if (mm_sw.lru_gen_stop_at_high_wmark)
+		set_initial_priority(sc);
+	/* 6.7+: kswapd's should_abort_scan counts this pass's reclaim only */
+	if (per_pass)
+		sc->nr_reclaimed = 0;
+	if (mm_sw.lru_gen_aging_6_1)
+		r = lru_gen_shrink_lruvec_6_1(&root_lruvec, sc);
+	else if (!mm_sw.lru_gen_7_2)
+		r = try_to_shrink_lruvec_6_4(&root_lruvec, sc);
+	else
+		r = try_to_shrink_lruvec(&root_lruvec, sc);
+	if (per_pass)
+		sc->nr_reclaimed += before;
+	return r;
 }

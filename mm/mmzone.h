@@ -25,6 +25,7 @@ struct pglist_data {
 	/* what reclaim did, by whom */
 	struct reclaim_stat kswapd_stat, direct_stat;
 	u64 kswapd_wakeups;        /* pageoutrun */
+	int kswapd_failures;       /* balance_pgdat passes in a row that freed nothing */
 	u64 allocstall;            /* allocations that entered direct reclaim */
 	u64 alloc_fail;            /* allocations that failed after reclaim */
 };

@@ -189,7 +189,6 @@ static struct folio *rmqueue(unsigned int order)
  * (direct reclaim), a bounded number of times, before it takes what is
  * left or fails. A reclaiming task (PF_MEMALLOC) takes what there is.
  */
-#define MAX_RECLAIM_RETRIES 16
 
 struct folio *folio_alloc(unsigned int order)
 {

@@ -14,12 +14,30 @@
 #define MIN_LRU_BATCH 64     /* look-around window, in PTEs; an eviction batch, in pages */
 #define MAX_LRU_BATCH (MIN_LRU_BATCH * 64) /* folios one eviction batch looks at */
 #define MIN_NR_GENS 2
+#define DEF_PRIORITY 12      /* a reclaim's first pass looks at 1/4096 of the LRU */
+#define MAX_RECLAIM_RETRIES 16
 #define BLOOM_FILTER_SHIFT 15
 
 /* What one reclaim pass did (struct scan_control's share). */
 struct reclaim_stat {
 	u64 nr_scanned, nr_reclaimed, nr_activated, nr_kept, nr_promoted;
 	u64 nr_aging, nr_look_around_young, nr_bloom_skipped;
+};
+
+/*
+ * mm/vmscan.c's scan_control, the part node reclaim (kswapd's
+ * balance_pgdat, an allocation's do_try_to_free_pages) uses: what it
+ * wants, the priority of this pass (one pass may look at the LRU's size
+ * >> priority), and what it got. kswapd's lasts one balance_pgdat.
+ */
+struct scan_control {
+	u64 nr_to_reclaim;
+	u64 nr_reclaimed;       /* may be ahead of what was: 6.1's should_abort_scan credits a batch */
+	u64 nr_scanned;         /* this priority's pass */
+	u64 last_reclaimed;     /* 6.1 kswapd: nr_reclaimed when lru_gen_age_node ran */
+	int priority;
+	bool memcgs_need_aging; /* 6.1 kswapd: lru_gen_age_node's "skip the aging" flag */
+	struct reclaim_stat *stat;
 };
 
 /*
@@ -60,15 +78,22 @@ u64 lru_gen_folio_seq(const struct lruvec *lruvec, const struct folio *folio, bo
 void lru_gen_del_folio(struct lruvec *lruvec, struct folio *folio, bool reclaiming);
 /* true if the folio moved to seq's generation (it was in another) */
 bool folio_update_gen(struct folio *folio, u64 seq);
-/* seq: the max_seq the caller saw; false if another walker has (or had) this one */
-bool try_to_inc_max_seq(struct lruvec *lruvec, u64 seq, struct reclaim_stat *rs);
+/*
+ * seq: the max_seq the caller saw; false if another walker has (or had)
+ * this one. priority: the caller's (6.1 waits for the other walker at
+ * DEF_PRIORITY - 2 and below).
+ */
+bool try_to_inc_max_seq(struct lruvec *lruvec, u64 seq, int priority, struct reclaim_stat *rs);
 /* an mm leaves mm_list: the walk in progress must not stand on it */
 void lru_gen_del_mm(struct mm_struct *mm);
 /* Whether an aging walk is on mm now (the lab's walkers hold no reference). */
 bool lru_gen_walk_on(const struct mm_struct *mm);
-/* root: kswapd's or direct reclaim (root_reclaim()), not a memcg's memory.reclaim */
-u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, bool root,
-			  struct reclaim_stat *rs);
+/* cgroup reclaim (memory.reclaim): one pass over the LRU at most, until nr_to_reclaim */
+u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, struct reclaim_stat *rs);
+/* root reclaim (kswapd, an allocation) at sc->priority; returns the pages it freed */
+u64 lru_gen_shrink_node(struct scan_control *sc);
+/* kswapd_age_node's MGLRU side, before each of balance_pgdat's passes */
+void lru_gen_age_node(struct scan_control *sc);
 /* pmd: an entry of a page table from hw_pt_alloc (hashed by table id and index) */
 bool test_bloom_filter(struct lruvec *lruvec, u64 seq, const void *pmd);
 void update_bloom_filter(struct lruvec *lruvec, u64 seq, const void *pmd);

@@ -6,4 +6,5 @@ struct mm_switches mm_sw = {
 	.zap_batch = true, .fork_batch = true, .young_batch = true,
 	.deferred_split_partial = true, .folio_batch_free = true, .referenced_flush = true,
 	.lru_gen_7_2 = true,
+	.lru_gen_stop_at_high_wmark = true,
 };

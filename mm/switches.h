@@ -89,12 +89,14 @@ struct mm_switches {
 	enum lru_gen_spte lru_gen_spte; /* set by a variant, not --without */
 	enum lru_gen_add lru_gen_add;   /* likewise */
 	/*
-	 * MGLRU as in 7.2+: try_to_shrink_lruvec hands evict_folios
-	 * min(nr_to_scan, MIN_LRU_BATCH) folios to look at (the reclaim
-	 * priority's scaling of nr_to_scan is not modelled: MIN_LRU_BATCH),
-	 * and a PTE table the aging walk finds locked is carried over to the
-	 * next generation's Bloom filter. Off (set by the 6.x variants):
-	 * scan_folios looks at up to MAX_LRU_BATCH, and a locked table is
+	 * MGLRU as in 7.2+: root reclaim's try_to_shrink_lruvec fixes a
+	 * pass's nr_to_scan (the LRU's size >> priority) up front, hands
+	 * evict_folios min(nr_to_scan, MIN_LRU_BATCH) folios to look at, ages
+	 * when out of cold folios even at DEF_PRIORITY and then evicts one
+	 * batch and stops; a PTE table the aging walk finds locked is carried
+	 * over to the next generation's Bloom filter. Off (set by the 6.x
+	 * variants): get_nr_to_scan each batch, scan_folios looks at up to
+	 * MAX_LRU_BATCH, no aging at DEF_PRIORITY, and a locked table is
 	 * dropped from the walk.
 	 */
 	bool lru_gen_7_2;
@@ -109,6 +111,16 @@ struct mm_switches {
 	 * max_seq has moved.
 	 */
 	bool lru_gen_aging_6_1;
+	/*
+	 * MGLRU root reclaim as from 6.7 ("mm/mglru: try to stop at high
+	 * watermarks", 5095a2b23987): kswapd starts balance_pgdat at the
+	 * priority set_initial_priority estimates, counts what it reclaimed
+	 * per shrink_node, and stops evicting once free memory is above the
+	 * high watermark by MIN_LRU_BATCH. Off (v1, v2): kswapd starts at
+	 * DEF_PRIORITY and stops once what it reclaimed in this
+	 * balance_pgdat reaches the high watermark's worth.
+	 */
+	bool lru_gen_stop_at_high_wmark;
 	/*
 	 * folio_referenced_one asks secondary MMUs about a PTE it ages with
 	 * ptep_clear_flush_young_notify, as every merged kernel. Off (set by

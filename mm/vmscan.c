@@ -276,7 +276,6 @@ u64 shrink_lruvec_classic(u64 nr_to_reclaim, struct reclaim_stat *rs)
 	return reclaimed;
 }
 
-#define MAX_RECLAIM_RETRIES 16
 
 /*
  * memory.reclaim: try_to_free_mem_cgroup_pages asking at most
@@ -296,7 +295,7 @@ u64 memory_reclaim(u64 bytes, struct reclaim_stat *rs)
 	set_task_reclaim_state(current, &reclaim_state);
 	while (reclaimed < target) {
 		u64 want = min(target - reclaimed, (u64)SWAP_CLUSTER_MAX);
-		u64 r = lru_gen_enabled ? lru_gen_shrink_lruvec(&root_lruvec, want, false, rs)
+		u64 r = lru_gen_enabled ? lru_gen_shrink_lruvec(&root_lruvec, want, rs)
 					: shrink_lruvec_classic(want, rs);
 
 		reclaimed += r;

@@ -207,13 +207,13 @@ static void test_generations(void)
 	EXPECT_EQ(lrugen_total(), (long)R_PAGES);
 	EXPECT_EQ(root_lruvec.lrugen.max_seq - root_lruvec.lrugen.min_seq + 1, MIN_NR_GENS + 1);
 	/* the first aging walks everything: every folio was read, all promoted */
-	try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, &rs);
+	try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, 0, &rs);
 	EXPECT_EQ(folios_in_gen(&r, root_lruvec.lrugen.max_seq - 1, 0, R_PAGES), (long)(R_PAGES / 16));
 	/* read a quarter again (after a flush: cached entries set no access flag) */
 	flush_tlb_mm(r.mm);
 	for (u64 i = hot; i < R_PAGES; i++)
 		access_user(r.cpu, r.mm, R_BASE + i * PAGE_SIZE, false);
-	try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, &rs);
+	try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, 0, &rs);
 	EXPECT_EQ(folios_in_gen(&r, root_lruvec.lrugen.max_seq - 1, hot, R_PAGES), (long)((R_PAGES - hot) / 16));
 	EXPECT_EQ(folios_in_gen(&r, root_lruvec.lrugen.max_seq - 1, 0, hot), 0);
 	EXPECT_EQ(lrugen_total(), (long)R_PAGES);
@@ -292,7 +292,7 @@ static void test_placement_before_6_14(void)
 	folio_clear_swapbacked(f);
 	/* MIN_NR_GENS + 1 generations after setup: the oldest; one more aging: above it */
 	EXPECT_EQ(lru_gen_folio_seq(&root_lruvec, f, false), g->min_seq);
-	try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, &rs);
+	try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, 0, &rs);
 	EXPECT(g->min_seq + MIN_NR_GENS < g->max_seq);
 	EXPECT_EQ(lru_gen_folio_seq(&root_lruvec, f, false), g->min_seq + 1);
 	EXPECT_EQ(lru_gen_folio_seq(&root_lruvec, f, true), g->min_seq);
@@ -319,7 +319,7 @@ static void test_bloom(void)
 	u64 seq = root_lruvec.lrugen.max_seq + 1;
 	EXPECT(test_bloom_filter(&root_lruvec, seq, pmd)); /* no filter yet: walk everything */
 	struct reclaim_stat rs = { 0 };
-	try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, &rs);
+	try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, 0, &rs);
 	/* that aging found every table young: all of them are in the filter */
 	EXPECT(test_bloom_filter(&root_lruvec, root_lruvec.lrugen.max_seq, pmd));
 	pmd_t *other = first + used < PTRS_PER_PTE ? pmd + used : table;
@@ -336,8 +336,8 @@ static void test_bloom(void)
 	EXPECT(n > 400);
 	EXPECT(false_pos < n / 20);
 	/* a second aging with nothing young left skips what the first found cold */
-	try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, &rs);
-	try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, &rs);
+	try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, 0, &rs);
+	try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, 0, &rs);
 	EXPECT(rs.nr_bloom_skipped > 0);
 	r_teardown(&r);
 }
@@ -379,7 +379,7 @@ static void aging_fn(void *arg)
 {
 	struct aging_args *a = arg;
 
-	a->ok = try_to_inc_max_seq(&root_lruvec, a->seq, &a->rs);
+	a->ok = try_to_inc_max_seq(&root_lruvec, a->seq, 0, &a->rs);
 	a->end = sim_now();
 }
 
@@ -420,7 +420,7 @@ static u64 aging_reads(int nr_agents, bool era_6_1, struct aging_args a[2])
 	EXPECT_EQ(ok, 1);
 	EXPECT_EQ(a[0].rs.nr_aging + (nr_agents > 1 ? a[1].rs.nr_aging : 0), 1);
 	/* a stale seq is no aging at all */
-	EXPECT(!try_to_inc_max_seq(&root_lruvec, seq, &a[0].rs));
+	EXPECT(!try_to_inc_max_seq(&root_lruvec, seq, 0, &a[0].rs));
 	EXPECT_EQ(root_lruvec.lrugen.max_seq, seq + 1);
 	r_teardown(&r);
 	lab_switches_reset();
@@ -451,20 +451,24 @@ static void test_aging_once_per_seq(void)
 }
 
 /*
- * One root reclaim of 256 pages from a fresh MGLRU (every folio young in
- * the youngest generation: it must age before anything is evictable), in
- * an era's shape; returns the pages it looked at.
+ * One root reclaim pass (shrink_node, as an allocation's) for 256 pages
+ * at a priority from a fresh MGLRU (every folio young in the youngest
+ * generation: it must age before anything is evictable), in an era's
+ * shape; returns the pages it looked at.
  */
-static u64 scanned_after_aging(bool aging_6_1, bool lru_gen_7_2, u64 *nr_aging)
+static u64 scanned_after_aging(bool aging_6_1, bool lru_gen_7_2, int priority, u64 *nr_aging)
 {
 	struct r_lab r;
 	struct reclaim_stat rs = { 0 };
+	struct scan_control sc = { .nr_to_reclaim = 256, .priority = priority, .stat = &rs };
 
 	r_setup(&r, "mglru", true);
 	mm_sw.lru_gen_aging_6_1 = aging_6_1;
 	mm_sw.lru_gen_7_2 = lru_gen_7_2;
-	lru_gen_shrink_lruvec(&root_lruvec, 256, true, &rs);
+	mm_sw.lru_gen_stop_at_high_wmark = !aging_6_1 && lru_gen_7_2;
+	lru_gen_shrink_node(&sc);
 	*nr_aging = rs.nr_aging;
+	EXPECT_EQ(sc.nr_reclaimed >= rs.nr_reclaimed, true);
 	r_teardown(&r);
 	lab_switches_reset();
 	EXPECT_EQ(hw_violations.total, 0);
@@ -472,21 +476,31 @@ static u64 scanned_after_aging(bool aging_6_1, bool lru_gen_7_2, u64 *nr_aging)
 }
 
 /*
- * What root reclaim does once it has aged: 6.1 goes on (here: through a
- * second aging, its first one having promoted every folio), 6.4 .. 7.1
- * stop scanning the lruvec (get_nr_to_scan's -1/0), 7.2+ look at one
- * batch of MIN_LRU_BATCH folios and stop (try_to_shrink_lruvec's rotation
- * when low on cold folios).
+ * What a root reclaim pass does when the generations need aging, by era
+ * and priority. At DEF_PRIORITY 6.1 and 6.4 .. 7.1 do not age ("try to
+ * get away with not aging at the default priority") and, out of cold
+ * folios, look at nothing; 7.2+ must age (eviction is not possible) and
+ * looks at one batch. Below it: 6.1 ages and goes on evicting in the same
+ * pass, 6.4 .. 7.1 age and stop scanning the lruvec (get_nr_to_scan's
+ * -1/0), 7.2+ age, look at one batch of MIN_LRU_BATCH folios and stop
+ * (root reclaim's rotation when low on cold folios).
  */
 static void test_after_aging_by_era(void)
 {
 	u64 aging;
 
-	EXPECT(scanned_after_aging(true, false, &aging) > MIN_LRU_BATCH * 16);
-	EXPECT(aging >= 2);
-	EXPECT_EQ(scanned_after_aging(false, false, &aging), 0ULL);
+	EXPECT_EQ(scanned_after_aging(true, false, DEF_PRIORITY, &aging), 0ULL);
+	EXPECT_EQ(aging, 0ULL);
+	EXPECT_EQ(scanned_after_aging(false, false, DEF_PRIORITY, &aging), 0ULL);
+	EXPECT_EQ(aging, 0ULL);
+	EXPECT_EQ(scanned_after_aging(false, true, DEF_PRIORITY, &aging), MIN_LRU_BATCH * 16ULL);
 	EXPECT_EQ(aging, 1ULL);
-	EXPECT_EQ(scanned_after_aging(false, true, &aging), MIN_LRU_BATCH * 16ULL);
+
+	EXPECT(scanned_after_aging(true, false, 0, &aging) >= MIN_LRU_BATCH * 16);
+	EXPECT(aging >= 1);
+	EXPECT_EQ(scanned_after_aging(false, false, 0, &aging), 0ULL);
+	EXPECT_EQ(aging, 1ULL);
+	EXPECT_EQ(scanned_after_aging(false, true, 0, &aging), MIN_LRU_BATCH * 16ULL);
 	EXPECT_EQ(aging, 1ULL);
 }
 
