@@ -49,6 +49,34 @@ void setup_per_zone_wmarks(u64 managed_pages)
 	node_data.watermark[WMARK_HIGH] = min_pages + 2 * step;
 }
 
+static bool pgdat_balanced(void)
+{
+	return nr_free_pages() >= high_wmark_pages(&node_data);
+}
+
+/*
+ * kswapd_failures back to 0 after a shrink_node that freed r pages, by
+ * era: 7.2+ only if that balanced the node (kswapd_try_clear_hopeless:
+ * direct reclaim's progress alone does not make kswapd useful again);
+ * MGLRU 6.3 .. 6.11 always ("kswapd should never fail"; the lab's variant
+ * there is v2); otherwise on any progress.
+ */
+static void clear_kswapd_failures(u64 r)
+{
+	bool mglru_never_fails = lru_gen_enabled && !mm_sw.lru_gen_aging_6_1 &&
+				 !mm_sw.lru_gen_stop_at_high_wmark;
+
+	if (mglru_never_fails) {
+		node_data.kswapd_failures = 0;
+		return;
+	}
+	if (!r)
+		return;
+	sim_sync(); /* the free count is shared */
+	if (!mm_sw.lru_gen_7_2 || pgdat_balanced())
+		node_data.kswapd_failures = 0;
+}
+
 /*
  * shrink_node(): one pass over the node's one lruvec at sc->priority, by
  * the LRU in use. The classic LRU's get_scan_count (each list's size >>
@@ -69,13 +97,12 @@ static void shrink_node(struct scan_control *sc)
 	} else {
 		r = shrink_lruvec_classic(SWAP_CLUSTER_MAX, rs);
 		sc->nr_reclaimed += r;
+		/* only kswapd reads it, and its reclaim_stat is its own */
+		sc->nr_scanned += rs->nr_scanned - scanned;
 	}
 	set_task_reclaim_state(current, NULL);
 	rs->nr_reclaimed += r;
-	sc->nr_scanned += rs->nr_scanned - scanned;
-	/* kswapd_try_clear_hopeless: reclaim works again */
-	if (r)
-		node_data.kswapd_failures = 0;
+	clear_kswapd_failures(r);
 	sim_frame_exit(frame);
 }
 
@@ -92,11 +119,6 @@ void wakeup_kswapd(unsigned int order)
 		return;
 	node_data.kswapd_sleeping = false;
 	sim_wake_up(&node_data.kswapd_wait, 0);
-}
-
-static bool pgdat_balanced(void)
-{
-	return nr_free_pages() >= high_wmark_pages(&node_data);
 }
 
 /*

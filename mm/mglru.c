@@ -890,6 +890,9 @@ static int scan_folios(struct lruvec *lruvec, struct reclaim_stat *rs, int remai
 		list[n++] = (u32)folio_pfn(folio);
 		isolated += nr;
 	}
+	/* 6.x: a batch that isolated nothing before its limit scanned nothing */
+	if (!mm_sw.lru_gen_7_2 && !isolated && remaining)
+		*nr_scanned = 0;
 	return n;
 }
 
@@ -900,10 +903,11 @@ static int scan_folios(struct lruvec *lruvec, struct reclaim_stat *rs, int remai
  * what stays (move_folios_to_lru). Concurrent reclaimers work on
  * different batches: a folio isolated here is off every list until then.
  */
-static u64 evict_folios(struct lruvec *lruvec, struct reclaim_stat *rs, int nr_to_scan,
+static u64 evict_folios(struct lruvec *lruvec, struct scan_control *sc, int nr_to_scan,
 			int *nr_scanned, bool *need_swapping)
 {
 	PERF_FUNC();
+	struct reclaim_stat *rs = sc->stat;
 	int frame = SIM_FRAME("shrink_folio_list");
 	u32 list[MIN_LRU_BATCH];
 	u64 reclaimed = 0;
@@ -911,6 +915,10 @@ static u64 evict_folios(struct lruvec *lruvec, struct reclaim_stat *rs, int nr_t
 
 	hw_count(EV_lock_acquire, 1);
 	n = scan_folios(lruvec, rs, nr_to_scan, list, nr_scanned);
+	/* 6.x: none scanned when only MIN_NR_GENS generations are left (they need aging) */
+	if (!mm_sw.lru_gen_7_2 &&
+	    lruvec->lrugen.max_seq - lruvec->lrugen.min_seq + 1 <= MIN_NR_GENS)
+		*nr_scanned = 0;
 	for (int i = 0; i < n; i++) {
 		struct folio *folio = (struct folio *)&mem_map[list[i]];
 		/*
@@ -920,6 +928,7 @@ static u64 evict_folios(struct lruvec *lruvec, struct reclaim_stat *rs, int nr_t
 		 */
 		long nr = folio_nr_pages(folio);
 
+		sc->nr_scanned += (u64)nr; /* shrink_folio_list counts what it was handed */
 		sim_frame_enter(frame);
 		/* 6.1: an anon (swap-backed) batch is one that needs swapping */
 		if (need_swapping && folio_test_swapbacked(folio))
@@ -963,6 +972,7 @@ static u64 evict_folios(struct lruvec *lruvec, struct reclaim_stat *rs, int nr_t
 		hw_count(EV_lock_acquire, 1);
 	for (int i = 0; i < kept; i++)
 		lru_gen_putback_folio(lruvec, (struct folio *)&mem_map[list[i]]);
+	sc->nr_reclaimed += reclaimed;
 	return reclaimed;
 }
 
@@ -980,6 +990,7 @@ u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, struct recla
 	struct lru_gen_folio *lrugen = &lruvec->lrugen;
 	int batch = mm_sw.lru_gen_7_2 ? MIN_LRU_BATCH : MAX_LRU_BATCH;
 	bool stop = !mm_sw.lru_gen_aging_6_1 && !mm_sw.lru_gen_7_2;
+	struct scan_control sc = { .stat = rs };
 	u64 reclaimed = 0, total = 0, lru_size = 0;
 	int idle = 0;
 
@@ -997,7 +1008,7 @@ u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, struct recla
 
 		sim_frame_enter(frame);
 		int scanned;
-		u64 r = evict_folios(lruvec, rs, batch, &scanned, NULL);
+		u64 r = evict_folios(lruvec, &sc, batch, &scanned, NULL);
 		sim_frame_exit(frame);
 
 		reclaimed += r;
@@ -1069,7 +1080,7 @@ static bool should_run_aging_6x(const struct lruvec *lruvec, u64 *total)
 	return young * MIN_NR_GENS > *total || old * (MIN_NR_GENS + 2) < *total;
 }
 
-/* One eviction batch of a root reclaim; what it freed counts in sc. */
+/* One eviction batch of a root reclaim; what it looked at and freed counts in sc. */
 static u64 evict_batch(struct lruvec *lruvec, struct scan_control *sc, int nr_to_scan, int *delta,
 		       bool *need_swapping)
 {
@@ -1077,9 +1088,8 @@ static u64 evict_batch(struct lruvec *lruvec, struct scan_control *sc, int nr_to
 	u64 r;
 
 	sim_frame_enter(frame);
-	r = evict_folios(lruvec, sc->stat, nr_to_scan, delta, need_swapping);
+	r = evict_folios(lruvec, sc, nr_to_scan, delta, need_swapping);
 	sim_frame_exit(frame);
-	sc->nr_reclaimed += r;
 	return r;
 }
 
@@ -1091,7 +1101,7 @@ static bool free_above(u64 mark)
 }
 
 /*
- * 6.1 .. 6.3 get_nr_to_scan: no aging at DEF_PRIORITY; kswapd leaves it
+ * 6.1 and 6.2 (v1's base) get_nr_to_scan: no aging at DEF_PRIORITY; kswapd leaves it
  * to lru_gen_age_node; direct reclaim ages (and may wait for another
  * walker) and, the generation made, goes on with its scan.
  */
@@ -1116,7 +1126,7 @@ static u64 get_nr_to_scan_6_1(struct lruvec *lruvec, struct scan_control *sc, bo
 }
 
 /*
- * 6.1 .. 6.3 should_abort_scan: direct reclaim stops once it saw the
+ * 6.1 and 6.2 should_abort_scan: direct reclaim stops once it saw the
  * lruvec aged twice, or has what it wanted and had to swap; at
  * DEF_PRIORITY - 2 and below, a reclaimer that got its share (kswapd:
  * nr_to_reclaim since lru_gen_age_node) stops when free memory is above
@@ -1145,7 +1155,7 @@ static bool should_abort_scan_6_1(const struct lruvec *lruvec, u64 seq, struct s
 	return true;
 }
 
-/* 6.1 .. 6.3 lru_gen_shrink_lruvec (root reclaim) */
+/* 6.1 and 6.2 lru_gen_shrink_lruvec (root reclaim) */
 static u64 lru_gen_shrink_lruvec_6_1(struct lruvec *lruvec, struct scan_control *sc)
 {
 	u64 seq = lruvec->lrugen.max_seq, start = sc->nr_reclaimed, reclaimed = 0, scanned = 0;
@@ -1173,7 +1183,7 @@ static u64 lru_gen_shrink_lruvec_6_1(struct lruvec *lruvec, struct scan_control 
 }
 
 /*
- * 6.4 .. 7.1 get_nr_to_scan: at DEF_PRIORITY, or when the generations
+ * 6.3 .. 7.1 get_nr_to_scan: at DEF_PRIORITY, or when the generations
  * need no aging, scan; otherwise age and stop scanning this lruvec ("low
  * on cold folios"): -1 if this reclaimer made the generation, 0 if not.
  */
@@ -1193,7 +1203,7 @@ static long get_nr_to_scan_6_4(struct lruvec *lruvec, struct scan_control *sc)
 }
 
 /*
- * should_abort_scan, 6.4+: the reclaimer has what it wanted; 6.7+ kswapd
+ * should_abort_scan, 6.3+: the reclaimer has what it wanted; 6.7+ kswapd
  * also stops once free memory is MIN_LRU_BATCH above the high watermark.
  */
 static bool should_abort_scan(struct scan_control *sc)
@@ -1206,7 +1216,7 @@ static bool should_abort_scan(struct scan_control *sc)
 	return free_above(node_data.watermark[WMARK_HIGH] + MIN_LRU_BATCH);
 }
 
-/* 6.4 .. 7.1 try_to_shrink_lruvec */
+/* 6.3 .. 7.1 try_to_shrink_lruvec */
 static u64 try_to_shrink_lruvec_6_4(struct lruvec *lruvec, struct scan_control *sc)
 {
 	u64 reclaimed = 0, scanned = 0;
@@ -1291,9 +1301,12 @@ static int fls_u64(u64 x)
 }
 
 /*
- * 6.7+ set_initial_priority: start kswapd at the priority whose pass
- * would free nr_to_reclaim if what it looks at is as reclaimable as the
- * LRU's inactive share (MGLRU: all but the two youngest generations).
+ * set_initial_priority (6.3+, with lru_gen_shrink_node): start kswapd at
+ * the priority whose pass would free nr_to_reclaim if what it looks at is
+ * as reclaimable as the LRU's inactive share (MGLRU: all but the two
+ * youngest generations). Before 6.7 that share was halved
+ * (MEMCG_NR_GENS) and the priority went down to 0; the lab's later
+ * variants (6.12+) have 6.11's floor of DEF_PRIORITY / 2.
  */
 static void set_initial_priority(struct scan_control *sc)
 {
@@ -1308,13 +1321,16 @@ static void set_initial_priority(struct scan_control *sc)
 
 		reclaimable += nr > 0 ? (u64)nr : 0;
 	}
+	if (!mm_sw.lru_gen_stop_at_high_wmark)
+		reclaimable /= 2; /* MEMCG_NR_GENS */
 	/* round down reclaimable and round up sc->nr_to_reclaim */
 	priority = fls_u64(reclaimable) - 1 - fls_u64(sc->nr_to_reclaim - 1);
-	sc->priority = min(max(priority, DEF_PRIORITY / 2), DEF_PRIORITY); /* clamp */
+	priority = max(priority, mm_sw.lru_gen_stop_at_high_wmark ? DEF_PRIORITY / 2 : 0);
+	sc->priority = min(priority, DEF_PRIORITY); /* clamp */
 }
 
 /*
- * 6.1 .. 6.3 lru_gen_age_node: kswapd ages before each of
+ * 6.1 and 6.2 lru_gen_age_node: kswapd ages before each of
  * balance_pgdat's passes, unless its last pass freed a batch without
  * needing aging (memcgs_need_aging). Later kernels age in the eviction
  * path only.
@@ -1335,16 +1351,19 @@ void lru_gen_age_node(struct scan_control *sc)
 		try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, sc->priority, sc->stat);
 }
 
-/* lru_gen_shrink_node (6.4+; 6.1's shrink_lruvec): the node's one lruvec */
+/*
+ * lru_gen_shrink_node (6.3+; 6.1's shrink_lruvec for the root): the
+ * node's one lruvec.
+ */
 u64 lru_gen_shrink_node(struct scan_control *sc)
 {
 	PERF_FUNC();
-	bool per_pass = mm_sw.lru_gen_stop_at_high_wmark && current_is_kswapd();
+	bool per_pass = !mm_sw.lru_gen_aging_6_1 && current_is_kswapd();
 	u64 before = sc->nr_reclaimed, r;
 
-	if (mm_sw.lru_gen_stop_at_high_wmark)
+	if (!mm_sw.lru_gen_aging_6_1)
 		set_initial_priority(sc);
-	/* 6.7+: kswapd's should_abort_scan counts this pass's reclaim only */
+	/* 6.3+: kswapd's should_abort_scan counts this pass's reclaim only */
 	if (per_pass)
 		sc->nr_reclaimed = 0;
 	if (mm_sw.lru_gen_aging_6_1)

@@ -451,22 +451,26 @@ static void test_aging_once_per_seq(void)
 }
 
 /*
- * One root reclaim pass (shrink_node, as an allocation's) for 256 pages
- * at a priority from a fresh MGLRU (every folio young in the youngest
- * generation: it must age before anything is evictable), in an era's
- * shape; returns the pages it looked at.
+ * Root reclaim passes (shrink_node, as an allocation's) at a priority
+ * from a fresh MGLRU (every folio young in the youngest of three
+ * generations: it must age before anything is evictable), in an era's
+ * shape; returns the pages they looked at.
  */
-static u64 scanned_after_aging(bool aging_6_1, bool lru_gen_7_2, int priority, u64 *nr_aging)
+static u64 scanned_after_aging(bool aging_6_1, bool lru_gen_7_2, int priority, int passes,
+			       u64 *nr_aging)
 {
 	struct r_lab r;
 	struct reclaim_stat rs = { 0 };
-	struct scan_control sc = { .nr_to_reclaim = 256, .priority = priority, .stat = &rs };
+	/* SWAP_CLUSTER_MAX, as an allocation asks: set_initial_priority leaves it be */
+	struct scan_control sc = { .nr_to_reclaim = SWAP_CLUSTER_MAX, .priority = priority, .stat = &rs };
 
 	r_setup(&r, "mglru", true);
 	mm_sw.lru_gen_aging_6_1 = aging_6_1;
 	mm_sw.lru_gen_7_2 = lru_gen_7_2;
 	mm_sw.lru_gen_stop_at_high_wmark = !aging_6_1 && lru_gen_7_2;
-	lru_gen_shrink_node(&sc);
+	EXPECT_EQ(root_lruvec.lrugen.max_seq - root_lruvec.lrugen.min_seq + 1, (u64)MIN_NR_GENS + 1);
+	for (int i = 0; i < passes; i++)
+		lru_gen_shrink_node(&sc);
 	*nr_aging = rs.nr_aging;
 	EXPECT_EQ(sc.nr_reclaimed >= rs.nr_reclaimed, true);
 	r_teardown(&r);
@@ -476,31 +480,37 @@ static u64 scanned_after_aging(bool aging_6_1, bool lru_gen_7_2, int priority, u
 }
 
 /*
- * What a root reclaim pass does when the generations need aging, by era
- * and priority. At DEF_PRIORITY 6.1 and 6.4 .. 7.1 do not age ("try to
- * get away with not aging at the default priority") and, out of cold
- * folios, look at nothing; 7.2+ must age (eviction is not possible) and
- * looks at one batch. Below it: 6.1 ages and goes on evicting in the same
- * pass, 6.4 .. 7.1 age and stop scanning the lruvec (get_nr_to_scan's
- * -1/0), 7.2+ age, look at one batch of MIN_LRU_BATCH folios and stop
- * (root reclaim's rotation when low on cold folios).
+ * What root reclaim does when the generations need aging, by era and
+ * priority. At DEF_PRIORITY (a pass may look at 8192 >> 12 = 2 folios):
+ * the first pass retires the two empty old generations and ends, having
+ * scanned nothing; in the second, out of cold folios, 6.1 and 6.3 .. 7.1
+ * still do not age ("try to get away with not aging at the default
+ * priority") and look at nothing, while 7.2+ must age (eviction is not
+ * possible) and looks at its 2 folios. At priority 0, with three
+ * generations of which the youngest holds everything: 6.1 ages and goes
+ * on evicting in the same pass, 6.3 .. 7.1 age and stop scanning the
+ * lruvec (get_nr_to_scan's -1/0), 7.2+ age, look at one batch of
+ * MIN_LRU_BATCH folios and stop (root reclaim's rotation when low on
+ * cold folios).
  */
 static void test_after_aging_by_era(void)
 {
 	u64 aging;
 
-	EXPECT_EQ(scanned_after_aging(true, false, DEF_PRIORITY, &aging), 0ULL);
+	EXPECT_EQ(scanned_after_aging(true, false, DEF_PRIORITY, 2, &aging), 0ULL);
 	EXPECT_EQ(aging, 0ULL);
-	EXPECT_EQ(scanned_after_aging(false, false, DEF_PRIORITY, &aging), 0ULL);
+	EXPECT_EQ(scanned_after_aging(false, false, DEF_PRIORITY, 2, &aging), 0ULL);
 	EXPECT_EQ(aging, 0ULL);
-	EXPECT_EQ(scanned_after_aging(false, true, DEF_PRIORITY, &aging), MIN_LRU_BATCH * 16ULL);
+	EXPECT_EQ(scanned_after_aging(false, true, DEF_PRIORITY, 1, &aging), 0ULL);
+	EXPECT_EQ(aging, 0ULL);
+	EXPECT_EQ(scanned_after_aging(false, true, DEF_PRIORITY, 2, &aging), 2 * 16ULL);
 	EXPECT_EQ(aging, 1ULL);
 
-	EXPECT(scanned_after_aging(true, false, 0, &aging) >= MIN_LRU_BATCH * 16);
+	EXPECT(scanned_after_aging(true, false, 0, 1, &aging) >= MIN_LRU_BATCH * 16);
 	EXPECT(aging >= 1);
-	EXPECT_EQ(scanned_after_aging(false, false, 0, &aging), 0ULL);
+	EXPECT_EQ(scanned_after_aging(false, false, 0, 1, &aging), 0ULL);
 	EXPECT_EQ(aging, 1ULL);
-	EXPECT_EQ(scanned_after_aging(false, true, 0, &aging), MIN_LRU_BATCH * 16ULL);
+	EXPECT_EQ(scanned_after_aging(false, true, 0, 1, &aging), MIN_LRU_BATCH * 16ULL);
 	EXPECT_EQ(aging, 1ULL);
 }
 
