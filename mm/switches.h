@@ -113,12 +113,12 @@ struct mm_switches {
 	bool lru_gen_aging_6_1;
 	/*
 	 * MGLRU root reclaim as from 6.7 ("mm/mglru: try to stop at high
-	 * watermarks", 5095a2b23987): kswapd starts balance_pgdat at the
-	 * priority set_initial_priority estimates, counts what it reclaimed
-	 * per shrink_node, and stops evicting once free memory is above the
-	 * high watermark by MIN_LRU_BATCH. Off (v1, v2): kswapd starts at
-	 * DEF_PRIORITY and stops once what it reclaimed in this
-	 * balance_pgdat reaches the high watermark's worth.
+	 * watermarks", 5095a2b23987): kswapd stops evicting once free memory
+	 * is MIN_LRU_BATCH above the high watermark, set_initial_priority
+	 * no longer halves the inactive share, with 6.11's floor of
+	 * DEF_PRIORITY / 2, and (6.12) kswapd_failures is no longer cleared
+	 * whatever happened. Off (v1, v2): kswapd stops once a pass has
+	 * reclaimed the high watermark's worth.
 	 */
 	bool lru_gen_stop_at_high_wmark;
 	/*
