@@ -556,6 +556,7 @@ static void walk_pte_range(struct lru_gen_mm_walk *mm_walk, struct vm_area_struc
 		young += (int)y;
 	}
 	pte_unmap_unlock(table, ptl);
+	mm_walk->rs->nr_walk_ptes += (u64)total;
 	/* tables worth walking again are remembered for the next aging */
 	if (suitable_to_scan(total, young))
 		update_bloom_filter(lruvec, mm_walk->seq + 1, pmdp);
@@ -601,18 +602,23 @@ static void walk_mm_ranges(struct mm_struct *mm, struct lru_gen_mm_walk *mm_walk
 
 			walk_page_range(mm, addr, next, &lru_gen_walk_ops, mm_walk);
 			addr = next;
+			if (addr == vma->vm_end && !vma->vm_next)
+				return; /* walked to the end */
 			if (mm_sw.lru_gen_aging_6_1) {
 				sim_sync();
 				if (mm_state_has_sleeper())
-					return;
+					goto stopped;
 			} else if (mm_walk->batched >= MAX_LRU_BATCH) {
 				mm_walk->batched = 0;
 				sim_sync();
 				if (mm_walk->seq != mm_walk->lruvec->lrugen.max_seq)
-					return;
+					goto stopped;
 			}
 		}
 	}
+	return;
+stopped:
+	mm_walk->rs->nr_walks_stopped++;
 }
 
 static void walk_mm(struct mm_struct *mm, struct lru_gen_mm_walk *mm_walk)

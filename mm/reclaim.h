@@ -22,6 +22,8 @@
 struct reclaim_stat {
 	u64 nr_scanned, nr_reclaimed, nr_activated, nr_kept, nr_promoted;
 	u64 nr_aging, nr_look_around_young, nr_bloom_skipped;
+	u64 nr_walk_ptes;      /* PTEs the aging walks looked at */
+	u64 nr_walks_stopped;  /* aging walks that stopped before the end of the mm */
 };
 
 /*

@@ -50,6 +50,8 @@ int swapon(unsigned long nr_slots, struct sim_swapdev *bdev)
 	swap_info.nr_free_clusters = swap_info.nr_clusters;
 	for (int i = 0; i < SWAP_NR_CPU_CLUSTERS; i++)
 		swap_info.cpu_cluster[i] = NO_CLUSTER;
+	/* swapin_readahead_hits = ATOMIC_INIT(4): the first swap-in reads a whole window */
+	swap_info.ra_hits = 4;
 	return 0;
 }
 

@@ -75,11 +75,17 @@ static void test_cluster_per_cpu(void)
 	EXPECT_EQ(hw_violations.total, 0);
 }
 
-/* swapin_nr_pages: one page when faults jump, two for a neighbour, up to eight with hits */
+/*
+ * swapin_nr_pages: eight at first, then one page when faults jump, two
+ * for a neighbour, up to eight with hits
+ */
 static void test_window(void)
 {
 	setup();
 	EXPECT_EQ(swapon(1024, NULL), 0);
+	/* swapin_readahead_hits starts at 4: the first swap-in reads a whole window */
+	EXPECT_EQ(swapin_nr_pages(50), 8UL);
+	swap_info.ra_last_pages = 0;
 	EXPECT_EQ(swapin_nr_pages(100), 1UL);
 	EXPECT_EQ(swapin_nr_pages(101), 2UL);  /* prev_offset + 1 */
 	swap_info.ra_hits = 1;
@@ -131,6 +137,7 @@ static void test_readahead_sequential(void)
 	setup();
 	EXPECT_EQ(swapon(1024, NULL), 0);
 	m = swapped_file(32);
+	swap_info.ra_hits = 0; /* as after swap-ins that found nothing read ahead */
 	EXPECT(shmem_get_folio(m, 5) != NULL);
 	EXPECT(!in_cache(m, 4) && !in_cache(m, 6));
 	EXPECT(shmem_get_folio(m, 6) != NULL);   /* window [6, 7] */

@@ -277,6 +277,12 @@ static void add_results(struct mgm *m, struct run_result *r)
 	run_result_add(r, "allocstall", (double)node_data.allocstall);
 	run_result_add(r, "aging_passes",
 		       (double)(node_data.kswapd_stat.nr_aging + node_data.direct_stat.nr_aging));
+	/* how much of the guest each aging walk got through */
+	run_result_add(r, "aging_walk_ptes",
+		       (double)(node_data.kswapd_stat.nr_walk_ptes + node_data.direct_stat.nr_walk_ptes));
+	run_result_add(r, "aging_walks_stopped",
+		       (double)(node_data.kswapd_stat.nr_walks_stopped +
+				node_data.direct_stat.nr_walks_stopped));
 
 	/* kswapd over the whole test, as perf record -a would see it */
 	sim_profile_class(&prof, m->e, "kswapd");
