@@ -370,6 +370,23 @@ static inline pmd_t pfn_pmd(u64 pfn, pgprot_t prot) { return __pmd(arch->mk_pmd_
 static inline unsigned long pmd_page_vaddr(pmd_t pmd) { return arch->pmd_page_vaddr(pmd_val(pmd)); }
 static inline bool pmd_same(pmd_t a, pmd_t b) { return pmd_val(a) == pmd_val(b); }
 
+/*
+ * The accessed bit of a PMD entry; of a table entry only where the
+ * walker sets it (x86: arch_has_hw_nonleaf_pmd_young), which MGLRU's
+ * aging walk reads to skip tables no CPU went through.
+ */
+static inline bool arch_has_hw_nonleaf_pmd_young(void) { return arch->fmt->nonleaf_af; }
+static inline bool pmd_young(pmd_t pmd) { return pmd_val(pmd) & arch->fmt->af_bit; }
+static inline bool pmdp_test_and_clear_young(struct vm_area_struct *vma, unsigned long addr,
+					     pmd_t *pmdp)
+{
+	(void)vma;
+	(void)addr;
+	hw_count(EV_pte_atomic, 1);
+	return __atomic_fetch_and(&pmdp->pmd, ~arch->fmt->af_bit, __ATOMIC_RELAXED) &
+	       arch->fmt->af_bit;
+}
+
 /* READ_ONCE of the entry: lockless walkers see one value */
 static inline pmd_t pmdp_get_lockless(pmd_t *pmdp)
 {

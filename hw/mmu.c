@@ -268,6 +268,27 @@ static void check_conflict(struct hw_cpu *cpu, u64 va, u8 shift, u64 pfn)
 	}
 }
 
+/*
+ * x86: the walker sets the accessed bit of each paging-structure entry it
+ * used (a locked OR, only where it is clear), which is what MGLRU's
+ * walk_pmd_range reads as pmd_young() of a table (arch_has_hw_nonleaf_pmd_young).
+ */
+static void mark_tables_accessed(u64 *pgd, u64 va, int leaf_level)
+{
+	u64 *table = pgd;
+
+	for (int l = 0; l < leaf_level && table; l++) {
+		u64 *slot = &table[pt_index(va, l)];
+		u64 d = __atomic_load_n(slot, __ATOMIC_RELAXED);
+
+		if (!FMT->desc_table(d, l))
+			return;
+		if (!(d & FMT->af_bit))
+			__atomic_fetch_or(slot, FMT->af_bit, __ATOMIC_RELAXED);
+		table = FMT->table_addr(d);
+	}
+}
+
 static enum hw_fault walk_and_fill(struct hw_cpu *cpu, u64 va, bool write)
 {
 	int level;
@@ -306,6 +327,8 @@ again:
 		w = true;
 	}
 
+	if (FMT->nonleaf_af)
+		mark_tables_accessed(cpu->ttbr, va, level);
 	u8 shift = level == 2 ? 21 : 12;
 	if (level == 3 && FMT->cont_ptes && FMT->desc_cont(d) && cont_block_ok(ptep, va))
 		shift = 16;

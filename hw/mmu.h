@@ -37,6 +37,12 @@ struct hw_mmu_fmt {
 	 */
 	u64 leaf3_mask, leaf3_val, cont_bit, oa_mask, af_bit;
 	u64 dirty_bits, dirty_pair_mask, dirty_pair_val;
+	/*
+	 * The walker also sets af_bit in the table entries it goes through
+	 * (x86's A in every paging-structure entry; arm64 only with
+	 * FEAT_HAFT, not modelled).
+	 */
+	bool nonleaf_af;
 };
 
 static inline bool hw_fmt_leaf3(const struct hw_mmu_fmt *f, u64 d)

@@ -91,4 +91,5 @@ const struct hw_mmu_fmt hw_fmt_x86 = {
 	.dirty_bits = X_D,
 	.dirty_pair_mask = 0,
 	.dirty_pair_val = 1, /* never: no pair */
+	.nonleaf_af = true,
 };

@@ -570,6 +570,21 @@ static int walk_pmd_entry(pmd_t *pmdp, unsigned long addr, unsigned long next, s
 
 	if (!pmd_table(*pmdp))
 		return 0;
+	/*
+	 * should_clear_pmd_young (x86): a table no CPU walked through since
+	 * the last aging has no young PTEs the host set; it is skipped, and
+	 * the bit of one that is walked is cleared for the next aging. Not,
+	 * from 6.12, where a secondary MMU maps the mm ("!mm_has_notifiers"):
+	 * a guest's accesses never set it. (force_scan, a new mm's first
+	 * walk, is not modelled: the first walk finds the bits the
+	 * populating left.)
+	 */
+	if (arch_has_hw_nonleaf_pmd_young() &&
+	    !(mm_sw.lru_gen_spte == LRU_GEN_SPTE_NOTIFY && mm_has_notifiers(walk->mm))) {
+		if (!pmd_young(*pmdp))
+			return 0;
+		pmdp_test_and_clear_young(walk->vma, addr, pmdp);
+	}
 	if (!test_bloom_filter(lruvec, mm_walk->seq, pmdp)) {
 		mm_walk->rs->nr_bloom_skipped++;
 		return 0;

@@ -22,10 +22,10 @@ struct r_lab {
 	struct hw_cpu *cpu;
 };
 
-static void r_setup(struct r_lab *r, const char *lru, bool young_batch)
+static void r_setup_arch(struct r_lab *r, const char *arch_name, const char *lru, bool young_batch)
 {
 	struct run_params p = {
-		.arch = "arm64", .impl = "ref", .nr_cpus = 2, .seed = 7,
+		.arch = arch_name, .impl = "ref", .nr_cpus = 2, .seed = 7,
 		.policy = HW_POLICY_RANDOM, .tlb_entries = 256, .tlb_ways = 4,
 		.hafdbs = true, .lru = lru,
 	};
@@ -42,6 +42,11 @@ static void r_setup(struct r_lab *r, const char *lru, bool young_batch)
 	switch_mm(r->cpu, r->mm);
 	for (u64 i = 0; i < R_PAGES; i++)
 		access_user(r->cpu, r->mm, R_BASE + i * PAGE_SIZE, false);
+}
+
+static void r_setup(struct r_lab *r, const char *lru, bool young_batch)
+{
+	r_setup_arch(r, "arm64", lru, young_batch);
 }
 
 static void r_teardown(struct r_lab *r)
@@ -342,6 +347,61 @@ static void test_bloom(void)
 	r_teardown(&r);
 }
 
+/*
+ * x86's walker sets the accessed bit of the PMD entry it goes through
+ * (arch_has_hw_nonleaf_pmd_young); MGLRU's aging walk skips a PTE table
+ * whose bit is clear and clears the bit of one it walks. The bit comes
+ * back when a CPU walks through the table again (after a TLB flush: a
+ * TLB hit walks nothing); a table skipped so has also left the Bloom
+ * filter, until look-around finds it worth walking.
+ */
+static void test_nonleaf_pmd_young(void)
+{
+	struct r_lab r;
+	struct reclaim_stat rs = { 0 };
+
+	r_setup_arch(&r, "x86", "mglru", true);
+	pmd_t *pmd = pmd_walk(r.mm, R_BASE);
+	EXPECT(arch_has_hw_nonleaf_pmd_young());
+	EXPECT(pmd_young(*pmd)); /* populated young, and walked through since */
+	try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, 0, &rs);
+	u64 walked = rs.nr_walk_ptes;
+	EXPECT(walked >= R_PAGES);
+	EXPECT(!pmd_young(*pmd));
+	/* nothing walked through the tables since: the next aging skips them all */
+	try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, 0, &rs);
+	EXPECT_EQ(rs.nr_walk_ptes, walked);
+	/* a TLB hit (the last page the set-up read) sets nothing; a walk after a flush does */
+	pmd_t *last = pmd_walk(r.mm, R_BASE + R_SIZE - PAGE_SIZE);
+	access_user(r.cpu, r.mm, R_BASE + R_SIZE - PAGE_SIZE, false);
+	EXPECT(!pmd_young(*last));
+	flush_tlb_mm(r.mm);
+	access_user(r.cpu, r.mm, R_BASE, false);
+	EXPECT(pmd_young(*pmd));
+	/*
+	 * young again, but the table dropped out of the Bloom filter when it
+	 * was skipped: the walk clears the bit and still skips it
+	 */
+	u64 skipped = rs.nr_bloom_skipped;
+	try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, 0, &rs);
+	EXPECT_EQ(rs.nr_walk_ptes, walked);
+	EXPECT(rs.nr_bloom_skipped > skipped);
+	EXPECT(!pmd_young(*pmd));
+	/* look-around's feedback puts it back; young, it is walked */
+	flush_tlb_mm(r.mm);
+	access_user(r.cpu, r.mm, R_BASE, false);
+	update_bloom_filter(&root_lruvec, root_lruvec.lrugen.max_seq, pmd);
+	try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, 0, &rs);
+	EXPECT(rs.nr_walk_ptes > walked);
+	r_teardown(&r);
+	EXPECT_EQ(hw_violations.total, 0);
+
+	/* arm64 (no FEAT_HAFT modelled): the bit plays no part */
+	r_setup(&r, "mglru", true);
+	EXPECT(!arch_has_hw_nonleaf_pmd_young());
+	r_teardown(&r);
+}
+
 /* The per-PTE and the batched young tests evict the same folios. */
 static void same_decisions(const char *lru)
 {
@@ -526,6 +586,7 @@ static const struct ktap_case cases[] = {
 	{ "aging_once_per_seq", test_aging_once_per_seq },
 	{ "after_aging_by_era", test_after_aging_by_era },
 	{ "bloom_filter", test_bloom },
+	{ "nonleaf_pmd_young", test_nonleaf_pmd_young },
 	{ "placement", test_placement },
 	{ "placement_before_6_14", test_placement_before_6_14 },
 	{ "same_decisions_classic", test_same_decisions_classic },
