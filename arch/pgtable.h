@@ -383,6 +383,7 @@ static inline bool pmdp_test_and_clear_young(struct vm_area_struct *vma, unsigne
 	(void)vma;
 	(void)addr;
 	hw_count(EV_pte_atomic, 1);
+	hw_cache_pte(pmdp);
 	return __atomic_fetch_and(&pmdp->pmd, ~arch->fmt->af_bit, __ATOMIC_RELAXED) &
 	       arch->fmt->af_bit;
 }

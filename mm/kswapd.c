@@ -72,9 +72,12 @@ static void clear_kswapd_failures(u64 r)
 	}
 	if (!r)
 		return;
-	sim_sync(); /* the free count is shared */
-	if (!mm_sw.lru_gen_7_2 || pgdat_balanced())
-		node_data.kswapd_failures = 0;
+	if (mm_sw.lru_gen_7_2) {
+		sim_sync(); /* the free count is shared */
+		if (!pgdat_balanced())
+			return;
+	}
+	node_data.kswapd_failures = 0;
 }
 
 /*

@@ -640,6 +640,7 @@ static void walk_mm(struct mm_struct *mm, struct lru_gen_mm_walk *mm_walk)
 {
 	PERF_FUNC();
 	mm->lru_gen_walks++;
+	mm_walk->batched = 0; /* reset_batch_size: each mm's walk counts its own */
 	walk_mm_ranges(mm, mm_walk);
 	mm->lru_gen_walks--;
 }
@@ -650,13 +651,15 @@ bool lru_gen_walk_on(const struct mm_struct *mm)
 }
 
 /* min_seq moves up over generations left empty (never below MIN_NR_GENS). */
-static void try_to_inc_min_seq(struct lruvec *lruvec)
+static bool try_to_inc_min_seq(struct lruvec *lruvec)
 {
 	struct lru_gen_folio *lrugen = &lruvec->lrugen;
+	u64 seq = lrugen->min_seq;
 
 	while (lrugen->max_seq - lrugen->min_seq + 1 > MIN_NR_GENS &&
 	       lrugen->head[lru_gen_from_seq(lrugen->min_seq)] == NULL_PFN)
 		lrugen->min_seq++;
+	return lrugen->min_seq != seq;
 }
 
 /* The oldest generation's folios move up one when all gens are in use. */
@@ -936,10 +939,20 @@ static u64 evict_folios(struct lruvec *lruvec, struct scan_control *sc, int nr_t
 
 	hw_count(EV_lock_acquire, 1);
 	n = scan_folios(lruvec, rs, nr_to_scan, list, nr_scanned);
-	/* 6.x: none scanned when only MIN_NR_GENS generations are left (they need aging) */
-	if (!mm_sw.lru_gen_7_2 &&
-	    lruvec->lrugen.max_seq - lruvec->lrugen.min_seq + 1 <= MIN_NR_GENS)
-		*nr_scanned = 0;
+	/*
+	 * The generation the batch emptied is retired before the putback
+	 * (7.2+: if it scanned anything). 6.x: that counts as progress, but
+	 * none is reported once only MIN_NR_GENS generations are left (they
+	 * need aging).
+	 */
+	if (!mm_sw.lru_gen_7_2) {
+		if (try_to_inc_min_seq(lruvec))
+			(*nr_scanned)++;
+		if (lruvec->lrugen.max_seq - lruvec->lrugen.min_seq + 1 <= MIN_NR_GENS)
+			*nr_scanned = 0;
+	} else if (*nr_scanned) {
+		try_to_inc_min_seq(lruvec);
+	}
 	for (int i = 0; i < n; i++) {
 		struct folio *folio = (struct folio *)&mem_map[list[i]];
 		/*
@@ -949,7 +962,6 @@ static u64 evict_folios(struct lruvec *lruvec, struct scan_control *sc, int nr_t
 		 */
 		long nr = folio_nr_pages(folio);
 
-		sc->nr_scanned += (u64)nr; /* shrink_folio_list counts what it was handed */
 		sim_frame_enter(frame);
 		/* 6.1: an anon (swap-backed) batch is one that needs swapping */
 		if (need_swapping && folio_test_swapbacked(folio))
@@ -961,6 +973,7 @@ static u64 evict_folios(struct lruvec *lruvec, struct scan_control *sc, int nr_t
 			sim_frame_exit(frame);
 			continue;
 		}
+		sc->nr_scanned += (u64)nr; /* shrink_folio_list counts what it locked */
 		/* before 6.14: "folio_update_gen() tried to promote this page?": kept, no rmap walk */
 		if (lru_gen_before_6_14() && folio_mapped(folio) && folio_test_referenced(folio)) {
 			list[kept++] = list[i];

@@ -108,7 +108,9 @@ struct mm_switches {
 	 * the next PUD once anyone waits. Off: 6.4+ ("mm: Multi-gen LRU:
 	 * remove wait_event_killable()"), where the reclaimer that finds the
 	 * iteration over makes the generation at once and a walk stops when
-	 * max_seq has moved.
+	 * max_seq has moved. Root reclaim here is 6.1's and 6.2's (no
+	 * lru_gen_shrink_node, set_initial_priority or per-pass kswapd
+	 * accounting, which came in 6.3); no variant stands for 6.3.
 	 */
 	bool lru_gen_aging_6_1;
 	/*

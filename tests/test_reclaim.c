@@ -4,6 +4,7 @@
 
 #include "mm/filemap.h"
 #include "mm/lru.h"
+#include "mm/mmu_notifier.h"
 #include "mm/reclaim.h"
 #include "hw/profile.h"
 #include "mm/switches.h"
@@ -395,6 +396,34 @@ static void test_nonleaf_pmd_young(void)
 	EXPECT(rs.nr_walk_ptes > walked);
 	r_teardown(&r);
 	EXPECT_EQ(hw_violations.total, 0);
+
+	/*
+	 * A secondary MMU's accesses never set the bit: from 6.12 an mm with
+	 * notifiers is walked whatever it says, and the bit is left alone;
+	 * the seed's era (lru_gen_spte HOST) skips such a table all the same.
+	 */
+	static const struct mmu_notifier_ops no_ops;
+	for (int era = 0; era < 2; era++) {
+		struct mmu_notifier sub = { .ops = &no_ops };
+
+		r_setup_arch(&r, "x86", "mglru", true);
+		if (era)
+			mm_sw.lru_gen_spte = LRU_GEN_SPTE_HOST;
+		EXPECT_EQ(mmu_notifier_register(&sub, r.mm), 0);
+		pmd = pmd_walk(r.mm, R_BASE);
+		pmdp_test_and_clear_young(NULL, R_BASE, pmd);
+		rs = (struct reclaim_stat){ 0 };
+		try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, 0, &rs);
+		if (era)
+			EXPECT(rs.nr_walk_ptes < R_PAGES);
+		else
+			EXPECT(rs.nr_walk_ptes >= R_PAGES);
+		EXPECT(!pmd_young(*pmd));
+		mmu_notifier_unregister(&sub, r.mm);
+		r_teardown(&r);
+		lab_switches_reset();
+		EXPECT_EQ(hw_violations.total, 0);
+	}
 
 	/* arm64 (no FEAT_HAFT modelled): the bit plays no part */
 	r_setup(&r, "mglru", true);
