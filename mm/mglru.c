@@ -1010,6 +1010,19 @@ static u64 evict_folios(struct lruvec *lruvec, struct scan_control *sc, int nr_t
 	return reclaimed;
 }
 
+/* One eviction batch; what it looked at and freed counts in sc. */
+static u64 evict_batch(struct lruvec *lruvec, struct scan_control *sc, int nr_to_scan, int *delta,
+		       bool *need_swapping)
+{
+	int frame = SIM_FRAME("evict_folios");
+	u64 r;
+
+	sim_frame_enter(frame);
+	r = evict_folios(lruvec, sc, nr_to_scan, delta, need_swapping);
+	sim_frame_exit(frame);
+	return r;
+}
+
 /*
  * Cgroup reclaim (memory.reclaim) after an aging attempt, by era: 6.1
  * and 6.2 go on evicting once the generation is there; 6.3 .. 7.1 stop
@@ -1038,12 +1051,8 @@ u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, struct recla
 			if (stop)
 				break;
 		}
-		int frame = SIM_FRAME("evict_folios");
-
-		sim_frame_enter(frame);
 		int scanned;
-		u64 r = evict_folios(lruvec, &sc, batch, &scanned, NULL);
-		sim_frame_exit(frame);
+		u64 r = evict_batch(lruvec, &sc, batch, &scanned, NULL);
 
 		reclaimed += r;
 		total += (u64)scanned;
@@ -1112,19 +1121,6 @@ static bool should_run_aging_6x(const struct lruvec *lruvec, u64 *total)
 	if (lrugen->min_seq + MIN_NR_GENS < lrugen->max_seq)
 		return false;
 	return young * MIN_NR_GENS > *total || old * (MIN_NR_GENS + 2) < *total;
-}
-
-/* One eviction batch of a root reclaim; what it looked at and freed counts in sc. */
-static u64 evict_batch(struct lruvec *lruvec, struct scan_control *sc, int nr_to_scan, int *delta,
-		       bool *need_swapping)
-{
-	int frame = SIM_FRAME("evict_folios");
-	u64 r;
-
-	sim_frame_enter(frame);
-	r = evict_folios(lruvec, sc, nr_to_scan, delta, need_swapping);
-	sim_frame_exit(frame);
-	return r;
 }
 
 /* Free memory at or above a watermark (zone_watermark_ok, one zone). */
