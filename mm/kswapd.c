@@ -80,12 +80,7 @@ static void clear_kswapd_failures(u64 r)
 	node_data.kswapd_failures = 0;
 }
 
-/*
- * shrink_node(): one pass over the node's one lruvec at sc->priority, by
- * the LRU in use. The classic LRU's get_scan_count (each list's size >>
- * priority) is not modelled: a classic pass asks shrink_lruvec for
- * SWAP_CLUSTER_MAX pages whatever the priority.
- */
+/* shrink_node(): one pass over the node's one lruvec at sc->priority, by the LRU in use. */
 static void shrink_node(struct scan_control *sc)
 {
 	int frame = SIM_FRAME("shrink_node");
@@ -98,7 +93,7 @@ static void shrink_node(struct scan_control *sc)
 	if (lru_gen_enabled) {
 		r = lru_gen_shrink_node(sc);
 	} else {
-		r = shrink_lruvec_classic(SWAP_CLUSTER_MAX, rs);
+		r = shrink_lruvec_classic_root(sc);
 		sc->nr_reclaimed += r;
 		/* only kswapd reads it, and its reclaim_stat is its own */
 		sc->nr_scanned += rs->nr_scanned - scanned;

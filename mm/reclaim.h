@@ -69,8 +69,10 @@ bool reclaim_clean_folio(struct folio *folio);
 /* ... any folio: a shmem one goes to swap if dirty (pageout) */
 bool reclaim_folio(struct folio *folio);
 
-/* classic LRU */
+/* classic LRU: cgroup reclaim (memory.reclaim), until nr_to_reclaim */
 u64 shrink_lruvec_classic(u64 nr_to_reclaim, struct reclaim_stat *rs);
+/* ... root reclaim: one pass at sc->priority; returns the pages it freed */
+u64 shrink_lruvec_classic_root(struct scan_control *sc);
 
 /* MGLRU */
 void lru_gen_init(void);

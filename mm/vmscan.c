@@ -157,7 +157,7 @@ static void shrink_active_list(enum lru_list lru, long nr_pages, struct reclaim_
  * them with the lock dropped (shrink_folio_list), and put back what
  * stays under the lock again (move_folios_to_lru).
  */
-static u64 shrink_inactive_list(enum lru_list lru, struct reclaim_stat *rs)
+static u64 shrink_inactive_list(enum lru_list lru, long nr_to_scan, struct reclaim_stat *rs)
 {
 	PERF_FUNC();
 	int frame = SIM_FRAME("shrink_folio_list");
@@ -168,7 +168,7 @@ static u64 shrink_inactive_list(enum lru_list lru, struct reclaim_stat *rs)
 	int n = 0, kept = 0;
 
 	hw_count(EV_lock_acquire, 1);
-	while (isolated < SWAP_CLUSTER_MAX && (folio = lru_last(&root_lruvec, lru))) {
+	while (isolated < nr_to_scan && n < SWAP_CLUSTER_MAX && (folio = lru_last(&root_lruvec, lru))) {
 		long nr = folio_nr_pages(folio);
 
 		lru_del_folio(folio);
@@ -248,7 +248,7 @@ static u64 shrink_list_type(enum lru_list inactive, u64 nr_to_reclaim, struct re
 			shrink_active_list(active, SWAP_CLUSTER_MAX, rs);
 		if (!lru_last(&root_lruvec, inactive))
 			break;
-		u64 r = shrink_inactive_list(inactive, rs);
+		u64 r = shrink_inactive_list(inactive, SWAP_CLUSTER_MAX, rs);
 
 		reclaimed += r;
 		if (!r && !root_lruvec.nr_pages[active] &&
@@ -276,6 +276,56 @@ u64 shrink_lruvec_classic(u64 nr_to_reclaim, struct reclaim_stat *rs)
 	return reclaimed;
 }
 
+
+/*
+ * shrink_lruvec for root reclaim (kswapd, an allocation) at
+ * sc->priority: get_scan_count's target for each list is its size >>
+ * priority (the lab's workloads fill one LRU type, anon when there is
+ * swap, so the split by swappiness and cost does not arise), scanned
+ * SWAP_CLUSTER_MAX at a time, an active list only while its inactive one
+ * is low (may_deactivate, judged once per pass). The pass ends once it
+ * has sc->nr_to_reclaim, except direct reclaim at DEF_PRIORITY, which
+ * scans its whole targets (proportional_reclaim). Then the anon active
+ * list is aged a batch if its inactive list is low.
+ */
+u64 shrink_lruvec_classic_root(struct scan_control *sc)
+{
+	PERF_FUNC();
+	struct reclaim_stat *rs = sc->stat;
+	bool proportional = !current_is_kswapd() && sc->priority == DEF_PRIORITY;
+	bool may_deactivate[NR_LRU_LISTS] = { false };
+	long nr[NR_LRU_LISTS] = { 0 };
+	u64 reclaimed = 0;
+
+	for (enum lru_list in = LRU_INACTIVE_ANON; in <= LRU_INACTIVE_FILE; in += 2) {
+		if (in == LRU_INACTIVE_ANON && !total_swap_pages())
+			continue;
+		nr[in] = root_lruvec.nr_pages[in] >> sc->priority;
+		nr[in + 1] = root_lruvec.nr_pages[in + 1] >> sc->priority;
+		may_deactivate[in + 1] = inactive_is_low(in);
+	}
+	while (nr[LRU_INACTIVE_ANON] || nr[LRU_ACTIVE_FILE] || nr[LRU_INACTIVE_FILE]) {
+		for (enum lru_list lru = LRU_INACTIVE_ANON; lru <= LRU_ACTIVE_FILE; lru++) {
+			long n = min(nr[lru], (long)SWAP_CLUSTER_MAX);
+
+			if (!n)
+				continue;
+			nr[lru] -= n;
+			if (lru == LRU_ACTIVE_ANON || lru == LRU_ACTIVE_FILE) {
+				if (may_deactivate[lru])
+					shrink_active_list(lru, n, rs);
+			} else {
+				reclaimed += shrink_inactive_list(lru, n, rs);
+			}
+		}
+		if (reclaimed < sc->nr_to_reclaim || proportional)
+			continue;
+		break; /* one type only: nothing to scale back */
+	}
+	if (total_swap_pages() && inactive_is_low(LRU_INACTIVE_ANON))
+		shrink_active_list(LRU_ACTIVE_ANON, SWAP_CLUSTER_MAX, rs);
+	return reclaimed;
+}
 
 /*
  * memory.reclaim: try_to_free_mem_cgroup_pages asking at most

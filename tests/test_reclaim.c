@@ -603,6 +603,47 @@ static void test_after_aging_by_era(void)
 	EXPECT_EQ(aging, 1ULL);
 }
 
+/*
+ * The classic LRU's root reclaim at a priority (get_scan_count): a pass
+ * looks at each list's size >> priority, in SWAP_CLUSTER_MAX batches;
+ * direct reclaim at DEF_PRIORITY scans its whole (small) target even if
+ * that frees less than it wants; at priority 0 the target is the whole
+ * list, and a pass stops once it has what it wants.
+ */
+static void test_classic_priority(void)
+{
+	struct r_lab r;
+
+	for (int priority = DEF_PRIORITY; priority >= 0; priority -= DEF_PRIORITY) {
+		struct reclaim_stat rs = { 0 };
+		struct scan_control sc = { .nr_to_reclaim = SWAP_CLUSTER_MAX, .priority = priority,
+					   .stat = &rs };
+
+		r_setup(&r, "classic", true);
+		long inactive = root_lruvec.nr_pages[LRU_INACTIVE_FILE];
+		long active = root_lruvec.nr_pages[LRU_ACTIVE_FILE];
+
+		EXPECT(inactive + active == (long)R_PAGES);
+		u64 freed = shrink_lruvec_classic_root(&sc);
+		if (priority == DEF_PRIORITY) {
+			EXPECT(rs.nr_scanned >= (u64)(inactive >> DEF_PRIORITY));
+			EXPECT(rs.nr_scanned <= (u64)((inactive + active) >> DEF_PRIORITY) + 16);
+			EXPECT(freed < SWAP_CLUSTER_MAX);
+		} else {
+			/* every folio young once: the first pass keeps them all, whole list */
+			EXPECT_EQ(freed, 0ULL);
+			EXPECT(rs.nr_scanned >= (u64)inactive);
+			u64 scanned = rs.nr_scanned;
+			/* the second finds them cold and stops with what it wants */
+			freed = shrink_lruvec_classic_root(&sc);
+			EXPECT(freed >= SWAP_CLUSTER_MAX);
+			EXPECT(rs.nr_scanned - scanned < 4 * SWAP_CLUSTER_MAX);
+		}
+		r_teardown(&r);
+		EXPECT_EQ(hw_violations.total, 0);
+	}
+}
+
 static const struct ktap_case cases[] = {
 	{ "reclaim_exact_mglru", test_reclaim_exact_mglru },
 	{ "reclaim_exact_classic", test_reclaim_exact_classic },
@@ -616,6 +657,7 @@ static const struct ktap_case cases[] = {
 	{ "after_aging_by_era", test_after_aging_by_era },
 	{ "bloom_filter", test_bloom },
 	{ "nonleaf_pmd_young", test_nonleaf_pmd_young },
+	{ "classic_priority", test_classic_priority },
 	{ "placement", test_placement },
 	{ "placement_before_6_14", test_placement_before_6_14 },
 	{ "same_decisions_classic", test_same_decisions_classic },
