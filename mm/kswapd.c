@@ -86,7 +86,7 @@ static void shrink_node(struct scan_control *sc)
 	int frame = SIM_FRAME("shrink_node");
 	struct reclaim_stat *rs = sc->stat;
 	struct reclaim_state reclaim_state = { .stat = rs };
-	u64 scanned = rs->nr_scanned, r;
+	u64 r;
 
 	sim_frame_enter(frame);
 	set_task_reclaim_state(current, &reclaim_state);
@@ -95,8 +95,6 @@ static void shrink_node(struct scan_control *sc)
 	} else {
 		r = shrink_lruvec_classic_root(sc);
 		sc->nr_reclaimed += r;
-		/* only kswapd reads it, and its reclaim_stat is its own */
-		sc->nr_scanned += rs->nr_scanned - scanned;
 	}
 	set_task_reclaim_state(current, NULL);
 	rs->nr_reclaimed += r;
@@ -156,6 +154,8 @@ static void balance_pgdat(void)
 		/* kswapd_age_node: background aging before the pass */
 		if (lru_gen_enabled)
 			lru_gen_age_node(&sc);
+		else
+			age_active_anon(sc.stat);
 		sc.nr_scanned = 0;
 		if (kswapd_shrink_node(&sc))
 			raise_priority = false;
@@ -216,12 +216,20 @@ u64 try_to_free_pages(unsigned int order)
 	tsk->flags |= PF_MEMALLOC;
 	sim_frame_enter(frame);
 	/* do_try_to_free_pages: passes at falling priority until one has enough */
+retry:
 	do {
 		sc.nr_scanned = 0;
 		shrink_node(&sc);
 		if (sc.nr_reclaimed >= sc.nr_to_reclaim)
 			break;
 	} while (--sc.priority >= 0);
+	/* nothing at all, and an active list was left alone: once more, deactivating it */
+	if (!sc.nr_reclaimed && sc.skipped_deactivate) {
+		sc.priority = DEF_PRIORITY;
+		sc.force_deactivate = true;
+		sc.skipped_deactivate = false;
+		goto retry;
+	}
 	sim_frame_exit(frame);
 	tsk->flags = flags;
 	return sc.nr_reclaimed;

@@ -39,6 +39,8 @@ struct scan_control {
 	u64 last_reclaimed;     /* 6.1 kswapd: nr_reclaimed when lru_gen_age_node ran */
 	int priority;
 	bool memcgs_need_aging; /* 6.1 kswapd: lru_gen_age_node's "skip the aging" flag */
+	/* classic: an active list left alone (inactive not low); deactivate regardless */
+	bool skipped_deactivate, force_deactivate;
 	struct reclaim_stat *stat;
 };
 
@@ -73,6 +75,8 @@ bool reclaim_folio(struct folio *folio);
 u64 shrink_lruvec_classic(u64 nr_to_reclaim, struct reclaim_stat *rs);
 /* ... root reclaim: one pass at sc->priority; returns the pages it freed */
 u64 shrink_lruvec_classic_root(struct scan_control *sc);
+/* kswapd_age_node's classic side: a batch off the anon active list if its inactive list is low */
+void age_active_anon(struct reclaim_stat *rs);
 
 /* MGLRU */
 void lru_gen_init(void);

@@ -11,6 +11,7 @@
 #include "hw/invariants.h"
 #include "mm/filemap.h"
 #include "mm/lru.h"
+#include "mm/mmzone.h"
 #include "include/sched.h"
 #include "mm/reclaim.h"
 #include "mm/rmap.h"
@@ -157,7 +158,8 @@ static void shrink_active_list(enum lru_list lru, long nr_pages, struct reclaim_
  * them with the lock dropped (shrink_folio_list), and put back what
  * stays under the lock again (move_folios_to_lru).
  */
-static u64 shrink_inactive_list(enum lru_list lru, long nr_to_scan, struct reclaim_stat *rs)
+static u64 shrink_inactive_list(enum lru_list lru, long nr_to_scan, struct reclaim_stat *rs,
+				long *nr_isolated)
 {
 	PERF_FUNC();
 	int frame = SIM_FRAME("shrink_folio_list");
@@ -177,6 +179,8 @@ static u64 shrink_inactive_list(enum lru_list lru, long nr_to_scan, struct recla
 		isolated += nr;
 		rs->nr_scanned += (u64)nr;
 	}
+	if (nr_isolated)
+		*nr_isolated += isolated;
 	for (int i = 0; i < n; i++) {
 		folio = (struct folio *)&mem_map[list[i]];
 		/* read the size now: a reclaimed folio's head page says nothing once freed */
@@ -248,7 +252,7 @@ static u64 shrink_list_type(enum lru_list inactive, u64 nr_to_reclaim, struct re
 			shrink_active_list(active, SWAP_CLUSTER_MAX, rs);
 		if (!lru_last(&root_lruvec, inactive))
 			break;
-		u64 r = shrink_inactive_list(inactive, SWAP_CLUSTER_MAX, rs);
+		u64 r = shrink_inactive_list(inactive, SWAP_CLUSTER_MAX, rs, NULL);
 
 		reclaimed += r;
 		if (!r && !root_lruvec.nr_pages[active] &&
@@ -278,32 +282,69 @@ u64 shrink_lruvec_classic(u64 nr_to_reclaim, struct reclaim_stat *rs)
 
 
 /*
+ * get_scan_count's balance for root reclaim, with the lab's one LRU type
+ * populated: how much of each list's size >> priority a pass scans, in
+ * 1/200ths. Without swap only file is scanned. At priority 0 both are
+ * scanned whole (SCAN_EQUAL). Anon alone (the file LRU is tiny: file +
+ * free under the high watermark) while its inactive list is not low; file
+ * alone while its inactive list is not low and holds something at this
+ * priority (cache_trim_mode). Otherwise SCAN_FRACT by swappiness (60):
+ * anon 60, file 140; the recent-reclaim costs that tilt it are not
+ * modelled (no lru_note_cost), nor refaults (no workingset shadows).
+ */
+static void get_scan_count(struct scan_control *sc, const bool deactivate[NR_LRU_LISTS],
+			   long fraction[2])
+{
+	const long swappiness = 60;
+	long file = root_lruvec.nr_pages[LRU_INACTIVE_FILE] + root_lruvec.nr_pages[LRU_ACTIVE_FILE];
+
+	fraction[0] = fraction[1] = 200;
+	if (!total_swap_pages()) {
+		fraction[0] = 0;                          /* SCAN_FILE */
+		return;
+	}
+	if (!sc->priority)
+		return;                                   /* SCAN_EQUAL */
+	sim_sync(); /* the free count is shared */
+	if ((u64)file + nr_free_pages() <= node_data.watermark[WMARK_HIGH] &&
+	    !deactivate[LRU_ACTIVE_ANON] &&
+	    root_lruvec.nr_pages[LRU_INACTIVE_ANON] >> sc->priority) {
+		fraction[1] = 0;                          /* SCAN_ANON */
+		return;
+	}
+	if (root_lruvec.nr_pages[LRU_INACTIVE_FILE] >> sc->priority &&
+	    !deactivate[LRU_ACTIVE_FILE]) {
+		fraction[0] = 0;                          /* cache_trim_mode: SCAN_FILE */
+		return;
+	}
+	fraction[0] = swappiness;                         /* SCAN_FRACT */
+	fraction[1] = 200 - swappiness;
+}
+
+/*
  * shrink_lruvec for root reclaim (kswapd, an allocation) at
- * sc->priority: get_scan_count's target for each list is its size >>
- * priority (the lab's workloads fill one LRU type, anon when there is
- * swap, so the split by swappiness and cost does not arise), scanned
+ * sc->priority: get_scan_count's target for each list, scanned
  * SWAP_CLUSTER_MAX at a time, an active list only while its inactive one
- * is low (may_deactivate, judged once per pass). The pass ends once it
- * has sc->nr_to_reclaim, except direct reclaim at DEF_PRIORITY, which
- * scans its whole targets (proportional_reclaim). Then the anon active
- * list is aged a batch if its inactive list is low.
+ * is low (may_deactivate, judged once per pass; or all of them once
+ * force_deactivate). The pass ends once it has sc->nr_to_reclaim, except
+ * direct reclaim at DEF_PRIORITY, which scans its whole targets
+ * (proportional_reclaim). Then the anon active list is aged a batch if
+ * its inactive list is low.
  */
 u64 shrink_lruvec_classic_root(struct scan_control *sc)
 {
 	PERF_FUNC();
 	struct reclaim_stat *rs = sc->stat;
 	bool proportional = !current_is_kswapd() && sc->priority == DEF_PRIORITY;
-	bool may_deactivate[NR_LRU_LISTS] = { false };
-	long nr[NR_LRU_LISTS] = { 0 };
+	bool deactivate[NR_LRU_LISTS] = { false };
+	long nr[NR_LRU_LISTS] = { 0 }, fraction[2], isolated = 0;
 	u64 reclaimed = 0;
 
-	for (enum lru_list in = LRU_INACTIVE_ANON; in <= LRU_INACTIVE_FILE; in += 2) {
-		if (in == LRU_INACTIVE_ANON && !total_swap_pages())
-			continue;
-		nr[in] = root_lruvec.nr_pages[in] >> sc->priority;
-		nr[in + 1] = root_lruvec.nr_pages[in + 1] >> sc->priority;
-		may_deactivate[in + 1] = inactive_is_low(in);
-	}
+	for (enum lru_list in = LRU_INACTIVE_ANON; in <= LRU_INACTIVE_FILE; in += 2)
+		deactivate[in + 1] = sc->force_deactivate || inactive_is_low(in);
+	get_scan_count(sc, deactivate, fraction);
+	for (enum lru_list lru = LRU_INACTIVE_ANON; lru <= LRU_ACTIVE_FILE; lru++)
+		nr[lru] = (root_lruvec.nr_pages[lru] >> sc->priority) * fraction[lru >= LRU_INACTIVE_FILE] / 200;
 	while (nr[LRU_INACTIVE_ANON] || nr[LRU_ACTIVE_FILE] || nr[LRU_INACTIVE_FILE]) {
 		for (enum lru_list lru = LRU_INACTIVE_ANON; lru <= LRU_ACTIVE_FILE; lru++) {
 			long n = min(nr[lru], (long)SWAP_CLUSTER_MAX);
@@ -312,19 +353,28 @@ u64 shrink_lruvec_classic_root(struct scan_control *sc)
 				continue;
 			nr[lru] -= n;
 			if (lru == LRU_ACTIVE_ANON || lru == LRU_ACTIVE_FILE) {
-				if (may_deactivate[lru])
+				if (deactivate[lru])
 					shrink_active_list(lru, n, rs);
+				else
+					sc->skipped_deactivate = true;
 			} else {
-				reclaimed += shrink_inactive_list(lru, n, rs);
+				reclaimed += shrink_inactive_list(lru, n, rs, &isolated);
 			}
 		}
 		if (reclaimed < sc->nr_to_reclaim || proportional)
 			continue;
 		break; /* one type only: nothing to scale back */
 	}
+	/* shrink_folio_list's count: what the inactive lists gave up, not the aging */
+	sc->nr_scanned += (u64)isolated;
+	age_active_anon(rs);
+	return reclaimed;
+}
+
+void age_active_anon(struct reclaim_stat *rs)
+{
 	if (total_swap_pages() && inactive_is_low(LRU_INACTIVE_ANON))
 		shrink_active_list(LRU_ACTIVE_ANON, SWAP_CLUSTER_MAX, rs);
-	return reclaimed;
 }
 
 /*
