@@ -1131,9 +1131,10 @@ static bool free_above(u64 mark)
 }
 
 /*
- * 6.1 and 6.2 (v1's base) get_nr_to_scan: no aging at DEF_PRIORITY; kswapd leaves it
- * to lru_gen_age_node; direct reclaim ages (and may wait for another
- * walker) and, the generation made, goes on with its scan.
+ * 6.1 and 6.2 (v1's base) get_nr_to_scan: no aging at DEF_PRIORITY;
+ * kswapd leaves it to lru_gen_age_node; direct reclaim ages (and may wait
+ * for another walker) and, once the generation is there (made by it or
+ * another), goes on with its scan.
  */
 static u64 get_nr_to_scan_6_1(struct lruvec *lruvec, struct scan_control *sc, bool *need_aging)
 {
