@@ -38,15 +38,15 @@ static int cmd_list(void)
 		char err[256];
 
 		if (!lab_profile_load(names[i], &p, err, sizeof(err)))
-			printf("  %-20s %-6s %s\n", names[i], p.arch, p.description);
+			printf("  %-22s %-6s %s\n", names[i], p.arch, p.description);
 		else
-			printf("  %-20s (unreadable: %s)\n", names[i], err);
+			printf("  %-22s (unreadable: %s)\n", names[i], err);
 	}
-	printf("backends (--impl):\n  %-20s ptelab's reference contpte (built in)\n", "ref");
+	printf("backends (--impl):\n  %-22s ptelab's reference contpte (built in)\n", "ref");
 	char kernels[32][64];
 	int nk = kernel_fetched(kernels, 32);
 	for (int i = 0; i < nk; i++)
-		printf("  %-20s the tree's dispatchers + contpte.c, fetched (built on first use)\n", kernels[i]);
+		printf("  %-22s the tree's dispatchers + contpte.c, fetched (built on first use)\n", kernels[i]);
 	for (int i = 0; kernel_fetchable[i]; i++) {
 		char name[64];
 		bool have = false;
@@ -55,9 +55,9 @@ static int cmd_list(void)
 		for (int k = 0; k < nk; k++)
 			have |= !strcmp(kernels[k], name);
 		if (!have)
-			printf("  %-20s fetchable: ptelab kernels fetch %s\n", name, kernel_fetchable[i]);
+			printf("  %-22s fetchable: ptelab kernels fetch %s\n", name, kernel_fetchable[i]);
 	}
-	printf("  %-20s the dispatchers + contpte.c of a kernel tree on disk\n", "tree:PATH");
+	printf("  %-22s the dispatchers + contpte.c of a kernel tree on disk\n", "tree:PATH");
 	printf("switches (--without):\n");
 	for (int i = 0; i < lab_nr_switches(); i++) {
 		const char *name, *help = lab_switch_help(i, &name);

@@ -63,7 +63,9 @@
 	X(fault_retry)      /* a secondary fault given up for an invalidation */ \
 	X(swap_io)          /* software side of one swap read or write: swap map, bio, completion */ \
 	X(cache_hit)        /* a software PTE or struct page access found its line in the CPU's cache (hw/cache.h) */ \
-	X(cache_miss)       /* ... or did not: the line came from further away */
+	X(cache_miss)       /* ... or did not: the line came from further away */ \
+	X(contpte_merge)    /* a gather folding one entry's dirty or young bit into its result (pte_mkdirty/pte_mkyoung on orig_pte, a dependency chain through the loop) */ \
+	X(gup_page)         /* __get_user_pages' step for one page: the loop's checks and cond_resched, follow_page_mask's descent from the pgd, vm_normal_page, can_follow_write_pte, folio_mark_accessed (its PTE load, lock and gather are counted apart) */
 
 enum hw_event {
 #define X(name) EV_##name,

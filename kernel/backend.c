@@ -97,15 +97,44 @@ void __contpte_try_fold(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 		hw_count(EV_fold, 1);
 }
 
-/* Gathers are what S4 shortens: count them and the loads inside them. */
+/*
+ * The bits the tree's gather folded into its result (contpte_merge),
+ * inferred from what it loaded, since its loop is compiled as the tree
+ * has it: its loads go up the block from the first entry, so they saw
+ * the first min(reads, CONT_PTES) entries (raw reads here, uncounted).
+ * A gather that stopped early folded at most one dirty and one young bit
+ * (S4's loop); one that loaded the whole block is taken to have folded
+ * every bit it saw (the loop before S4). S4's loop also loads the whole
+ * block when it meets one young and one dirty bit only near its end: it
+ * is then counted as folding each bit it saw, a bounded overcount.
+ */
+static unsigned int gather_merges(pte_t *ptep, u64 reads)
+{
+	pte_t *p = (pte_t *)((uintptr_t)ptep & ~(uintptr_t)(CONT_PTES * sizeof(pte_t) - 1));
+	unsigned int dirty = 0, young = 0, n = reads < CONT_PTES ? (unsigned int)reads : CONT_PTES;
+
+	for (unsigned int i = 0; i < n; i++) {
+		pte_t pte = __pte(__atomic_load_n(&p[i].pte, __ATOMIC_RELAXED));
+
+		dirty += pte_dirty(pte);
+		young += pte_young(pte);
+	}
+	if (reads < CONT_PTES)
+		return min(dirty, 1U) + min(young, 1U);
+	return dirty + young;
+}
+
+/* Gathers are what S4 shortens: count them, the loads and the folds inside them. */
 pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 {
 	struct kernel_backend *kb = current_kernel();
 	u64 reads = hw_events.v[EV_pte_read];
 	pte_t pte = kb ? kb->real_ptep_get(ptep, orig_pte) : orig_pte;
 
+	reads = hw_events.v[EV_pte_read] - reads;
+	hw_count(EV_contpte_merge, gather_merges(ptep, reads));
 	hw_count(EV_contpte_get, 1);
-	hw_count(EV_contpte_get_read, hw_events.v[EV_pte_read] - reads);
+	hw_count(EV_contpte_get_read, reads);
 	return pte;
 }
 
@@ -115,8 +144,12 @@ pte_t contpte_ptep_get_lockless(pte_t *orig_ptep)
 	u64 reads = hw_events.v[EV_pte_read];
 	pte_t pte = kb ? kb->real_ptep_get_lockless(orig_ptep) : __ptep_get(orig_ptep);
 
+	reads = hw_events.v[EV_pte_read] - reads;
+	/* its first load is of the entry asked for; the block's follow */
+	if (reads > 1 && pte_valid_cont(pte))
+		hw_count(EV_contpte_merge, gather_merges(orig_ptep, reads - 1));
 	hw_count(EV_contpte_get, 1);
-	hw_count(EV_contpte_get_read, hw_events.v[EV_pte_read] - reads);
+	hw_count(EV_contpte_get_read, reads);
 	return pte;
 }
 

@@ -60,12 +60,29 @@ def _s5(size):
 
 
 def _s4(size):
-    base = ["mlock-loop", "--variant", "touched", "--iterations", str(scaled(500, size))]
-    return [Figure("S4", "total", "before", "mobile-arm64-soc",
-                   {"t": base + ["--without", "ptep-get-early-exit"]},
-                   lambda o: o["t"]["ns"] / 1e9),
-            Figure("S4", "total", "after", "mobile-arm64-soc", {"t": base},
-                   lambda o: o["t"]["ns"] / 1e9, pair="S4:total:before")]
+    """S4 v3's test (touched) on the debug kernel, v7's three scenarios on the
+    production one; totals, and contpte_ptep_get's share of each profile."""
+    iters = ["--iterations", str(scaled(500, size))]
+
+    def share(o):
+        return 100 * o["t"]["json"].get("perf", {}).get("contpte_ptep_get", {}).get("self", 0.0)
+
+    out = []
+    for row, variant, prof in (("total", "touched", "mobile-arm64-soc-debug"),
+                               ("v7-young-dirty", "young-dirty", "mobile-arm64-soc"),
+                               ("v7-one-young", "one-young", "mobile-arm64-soc"),
+                               ("v7-cold", "cold", "mobile-arm64-soc")):
+        base = ["mlock-loop", "--variant", variant] + iters
+        prow = "profile" if row == "total" else f"{row}-profile"
+        for col, extra in (("before", ["--without", "ptep-get-early-exit"]), ("after", [])):
+            out.append(Figure("S4", row, col, prof, {"t": base + extra},
+                              lambda o: o["t"]["ns"] / 1e9,
+                              pair=f"S4:{row}:before" if col == "after" else None))
+            # perf's overhead is self time; contpte_ptep_get calls nothing it does not inline.
+            # Re-run under a fit's trial costs (a share is not linear in them).
+            out.append(Figure("S4", f"{prow}-{col}", "contpte_ptep_get", prof, {"t": base + extra},
+                              share, kind=SHARE, simulated=True))
+    return out
 
 
 def _s2(size):

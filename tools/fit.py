@@ -126,15 +126,30 @@ def derived_costs(base, derived):
     return {k: v * scale.get(k, 1.0) for k, v in base.costs.items()}
 
 
-def derive(base):
-    """Rewrite every profile derived from base (after base was written)."""
+def inherited_note(base):
+    return f"{base.name}'s ({base.get('fitted_on')}), derive.scale applied"
+
+
+def derive(base, refit=True):
+    """Rewrite every profile derived from base (after base was written). One
+    with costs of its own (its fit.free) keeps them, and is then refitted
+    on its own figures (refit): they were solved beside base's old costs."""
     for d in derived_profiles(base):
         costs = derived_costs(base, d)
-        text = d.with_costs(costs, fitted_on=f"nothing of its own: {base.name}'s costs "
-                            f"({base.get('fitted_on')}), derive.scale applied")
+        for k in d.free:
+            costs[k] = d.costs[k]
+        if d.free:
+            own = (d.get("fitted_on") or "").split("; its other costs")[0]
+            fitted_on = f"{own}; its other costs are {inherited_note(base)}"
+        else:
+            fitted_on = f"nothing of its own: {base.name}'s costs ({base.get('fitted_on')}), " \
+                        "derive.scale applied"
         with open(d.path, "w") as f:
-            f.write(text)
+            f.write(d.with_costs(costs, fitted_on=fitted_on))
         print(f"wrote {d.path} (derived from {base.name})")
+        if refit and d.free and d.on:
+            print(f"refitting {d.name}'s own costs ({' '.join(d.free)}) on its figures")
+            main([d.path, "--write"])
 
 
 def lab_run(args, profile_path, timeout=1800):
@@ -393,9 +408,10 @@ def main(argv):
     if free and fitted and not a.report and (a.write or a.out):
         today = datetime.date.today().isoformat()
         words = " ".join(on)
-        text = prof.with_costs({k: costs[k] for k in free}, on=words,
-                               fitted_on=f"{words} (ptelab fit, {today}; solved: "
-                                         f"{' '.join(free)})",
+        fitted_on = f"{words} (ptelab fit, {today}; solved: {' '.join(free)})"
+        if prof.get("derive.from"):
+            fitted_on += f"; its other costs are {inherited_note(Profile(prof.get('derive.from')))}"
+        text = prof.with_costs({k: costs[k] for k in free}, on=words, fitted_on=fitted_on,
                                name=os.path.basename(a.out)[:-5] if a.out else None)
         dest = a.out or prof.path
         if a.out and not a.out.endswith(".prof"):

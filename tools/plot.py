@@ -247,13 +247,14 @@ TABLES = {
                  series("published_1node_pct", "published 1-node (not computed)", "#c0392b",
                         "hollow-marker", pct_value, True, on="lab_1node_pct")]),
     "S4.tsv": dict(
-        exp="S4", key=lambda label, col: ("total", label.split(", ")[-1]),
+        exp="S4", key=lambda label, col: tuple(label.split(" ", 1)),
         title="S4 mlock-loop \u2014 modelled time per run", ylabel="modelled time (s)",
         columns=[series("run"),
                  series("modelled_s", "modelled (lab)", "#1f5fa8", "bar", time_value),
-                 series("pte_read_per_get"), series("gather_share"),
+                 series("pte_read_per_get"), series("merges_per_get"), series("gather_share"),
                  series("contpte_ptep_get_share"),
-                 series("published_s", PUB, "#1f5fa8", "hollow-bar", time_value, True)]),
+                 series("published_s", PUB, "#1f5fa8", "hollow-bar", time_value, True),
+                 series("published_share")]),
 }
 BW = 22          # one bar
 LABEL_CHARS = 12  # wrap run labels at about this many characters

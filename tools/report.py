@@ -105,7 +105,7 @@ from fitted import FITTED  # noqa: E402 (tools/fitted.py, beside this script)
 PAIRS = {
     "S1": [("modelled_s", "published_s", "s", lambda r: tuple(r[0].split(" ", 1)))],
     "S3": [("x_full_s", "published_s", "s", lambda r: tuple(r[0].split(" ", 1)))],
-    "S4": [("modelled_s", "published_s", "s", lambda r: ("total", r[0].split(", ")[-1]))],
+    "S4": [("modelled_s", "published_s", "s", lambda r: tuple(r[0].split(" ", 1)))],
     "S5": [("lab_before_ms", "published_before_ms", "ms", lambda r: (r[1], "before")),
            ("lab_after_ms", "published_after_ms", "ms", lambda r: (r[1], "after"))],
     "S2": [("lab_1node_pct", "published_1node_pct", "%", lambda r: (r[0], "one-node"))],

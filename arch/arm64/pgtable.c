@@ -452,8 +452,9 @@ static inline u64 contpte_gather_begin(void)
 	return hw_events.v[EV_pte_read];
 }
 
-static inline pte_t contpte_gather_end(u64 reads, pte_t pte)
+static inline pte_t contpte_gather_end(u64 reads, pte_t pte, unsigned int merges)
 {
+	hw_count(EV_contpte_merge, merges);
 	hw_count(EV_contpte_get, 1);
 	hw_count(EV_contpte_get_read, hw_events.v[EV_pte_read] - reads);
 	return pte;
@@ -491,7 +492,8 @@ static inline __attribute__((always_inline)) pte_t gather_load(pte_t *ptep, stru
  * again (ptep-get-reread on). Off, it tests the entry it has.
  */
 static inline __attribute__((always_inline)) pte_t gather(pte_t *ptep, pte_t orig_pte,
-							 struct raw_tally *t, pte_t **last, bool fast)
+							 struct raw_tally *t, pte_t **last, bool fast,
+							 unsigned int *merges)
 {
 	pte_t pte;
 	int i;
@@ -502,17 +504,17 @@ static inline __attribute__((always_inline)) pte_t gather(pte_t *ptep, pte_t ori
 		if (!arm64_sw.ptep_get_early_exit) {
 			/* before S4 (6.12): every entry */
 			if (pte_dirty(pte))
-				orig_pte = pte_mkdirty(orig_pte);
+				orig_pte = pte_mkdirty(orig_pte), (*merges)++;
 			if (pte_young(pte))
-				orig_pte = pte_mkyoung(orig_pte);
+				orig_pte = pte_mkyoung(orig_pte), (*merges)++;
 			continue;
 		}
 
 		if (pte_dirty(pte)) {
-			orig_pte = pte_mkdirty(orig_pte);
+			orig_pte = pte_mkdirty(orig_pte), (*merges)++;
 			if (!arm64_sw.ptep_get_reread) {
 				if (pte_young(pte)) {
-					orig_pte = pte_mkyoung(orig_pte);
+					orig_pte = pte_mkyoung(orig_pte), (*merges)++;
 					break;
 				}
 				i++;
@@ -521,7 +523,7 @@ static inline __attribute__((always_inline)) pte_t gather(pte_t *ptep, pte_t ori
 			for (; i < CONT_PTES; i++, ptep++) {
 				pte = gather_load(ptep, t, last, fast);
 				if (pte_young(pte)) {
-					orig_pte = pte_mkyoung(orig_pte);
+					orig_pte = pte_mkyoung(orig_pte), (*merges)++;
 					break;
 				}
 			}
@@ -529,13 +531,13 @@ static inline __attribute__((always_inline)) pte_t gather(pte_t *ptep, pte_t ori
 		}
 
 		if (pte_young(pte)) {
-			orig_pte = pte_mkyoung(orig_pte);
+			orig_pte = pte_mkyoung(orig_pte), (*merges)++;
 			i++;
 			ptep++;
 			for (; i < CONT_PTES; i++, ptep++) {
 				pte = gather_load(ptep, t, last, fast);
 				if (pte_dirty(pte)) {
-					orig_pte = pte_mkdirty(orig_pte);
+					orig_pte = pte_mkdirty(orig_pte), (*merges)++;
 					break;
 				}
 			}
@@ -549,12 +551,17 @@ static pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 {
 	PERF_FUNC();
 	struct raw_tally reads = { 0, 0 };
+	unsigned int merges = 0;
 	pte_t *last = NULL;
 
 	ptep = contpte_align_down(ptep);
-	if (hw_interleave.on)
-		return contpte_gather_counted(&reads, gather(ptep, orig_pte, &reads, &last, false));
-	orig_pte = gather(ptep, orig_pte, &reads, &last, true);
+	if (hw_interleave.on) {
+		orig_pte = gather(ptep, orig_pte, &reads, &last, false, &merges);
+		hw_count(EV_contpte_merge, merges);
+		return contpte_gather_counted(&reads, orig_pte);
+	}
+	orig_pte = gather(ptep, orig_pte, &reads, &last, true, &merges);
+	hw_count(EV_contpte_merge, merges);
 	/*
 	 * The loads went up the block, each entry once but the dirty one
 	 * reloaded right after itself (a hit on the line it is in): the
@@ -588,6 +595,7 @@ static pte_t contpte_ptep_get_lockless(pte_t *orig_ptep)
 {
 	PERF_FUNC();
 	u64 reads = contpte_gather_begin();
+	unsigned int merges = 0; /* a retry's folds are work done too, as its loads */
 	pgprot_t orig_prot;
 	unsigned long pfn;
 	pte_t orig_pte;
@@ -599,7 +607,7 @@ retry:
 	orig_pte = __ptep_get(orig_ptep);
 
 	if (!pte_valid_cont(orig_pte))
-		return contpte_gather_end(reads, orig_pte);
+		return contpte_gather_end(reads, orig_pte, merges);
 
 	orig_prot = pte_pgprot(pte_mkold(pte_mkclean(orig_pte)));
 	ptep = contpte_align_down(orig_ptep);
@@ -614,17 +622,17 @@ retry:
 		if (!arm64_sw.ptep_get_early_exit) {
 			/* before S4 (6.12): every entry */
 			if (pte_dirty(pte))
-				orig_pte = pte_mkdirty(orig_pte);
+				orig_pte = pte_mkdirty(orig_pte), merges++;
 			if (pte_young(pte))
-				orig_pte = pte_mkyoung(orig_pte);
+				orig_pte = pte_mkyoung(orig_pte), merges++;
 			continue;
 		}
 
 		if (pte_dirty(pte)) {
-			orig_pte = pte_mkdirty(orig_pte);
+			orig_pte = pte_mkdirty(orig_pte), merges++;
 			if (!arm64_sw.ptep_get_reread) {
 				if (pte_young(pte)) {
-					orig_pte = pte_mkyoung(orig_pte);
+					orig_pte = pte_mkyoung(orig_pte), merges++;
 					break;
 				}
 				i++;
@@ -638,7 +646,7 @@ retry:
 					goto retry;
 
 				if (pte_young(pte)) {
-					orig_pte = pte_mkyoung(orig_pte);
+					orig_pte = pte_mkyoung(orig_pte), merges++;
 					break;
 				}
 			}
@@ -646,7 +654,7 @@ retry:
 		}
 
 		if (pte_young(pte)) {
-			orig_pte = pte_mkyoung(orig_pte);
+			orig_pte = pte_mkyoung(orig_pte), merges++;
 			i++;
 			ptep++;
 			pfn++;
@@ -657,7 +665,7 @@ retry:
 					goto retry;
 
 				if (pte_dirty(pte)) {
-					orig_pte = pte_mkdirty(orig_pte);
+					orig_pte = pte_mkdirty(orig_pte), merges++;
 					break;
 				}
 			}
@@ -665,7 +673,7 @@ retry:
 		}
 	}
 
-	return contpte_gather_end(reads, orig_pte);
+	return contpte_gather_end(reads, orig_pte, merges);
 }
 
 /*

@@ -200,18 +200,36 @@ def test_mlock_loop_early_exit(ptelab):
                    "--json", *extra)
         assert j["invariants"]["ok"]
         e = j["events"]
-        return e["contpte_get_read"] / e["contpte_get"], j["modelled_ns"]
+        return (e["contpte_get_read"] / e["contpte_get"], e["contpte_merge"] / e["contpte_get"],
+                j["modelled_ns"])
 
-    after, t_after = run()
-    cheaper, t_cheaper = run("--without", "ptep-get-reread")
-    before, t_before = run("--without", "ptep-get-early-exit")
-    cold_after, t_cold_after = run("--variant", "cold")
-    cold_before, t_cold_before = run("--variant", "cold", "--without", "ptep-get-early-exit")
+    after, m_after, t_after = run()
+    cheaper, m_cheaper, t_cheaper = run("--without", "ptep-get-reread")
+    before, m_before, t_before = run("--without", "ptep-get-early-exit")
     # 7.3 loads the first (young and dirty) entry twice; the cheaper form once
     assert after == 2.0 and cheaper == 1.0 and before == 16.0
     assert t_cheaper < t_after < t_before
-    # nothing young or dirty: the gather has to read the whole block anyway
+    # the old loop folds both bits of all 16 entries, the new one each bit once
+    assert m_before == 32.0 and m_after == m_cheaper == 2.0
+    # v7's scenarios: nothing touched in the loop, so far less time per round
+    yd_after, ym_after, yt_after = run("--variant", "young-dirty")
+    yd_before, ym_before, yt_before = run("--variant", "young-dirty", "--without",
+                                          "ptep-get-early-exit")
+    assert (yd_after, ym_after, yd_before, ym_before) == (2.0, 2.0, 16.0, 32.0)
+    assert yt_after < yt_before <= t_before  # touching costs what the profile says (may be 0)
+    # one young entry (the 8th of each block), none dirty: the gather still reads
+    # the whole block looking for a dirty one, and folds one bit
+    one_after, om_after, ot_after = run("--variant", "one-young")
+    one_before, om_before, ot_before = run("--variant", "one-young", "--without",
+                                           "ptep-get-early-exit")
+    assert one_after == one_before == 16.0 and om_after == om_before == 1.0
+    assert ot_after == ot_before
+    # nothing young or dirty (MADV_FREE, MADV_COLD): the whole block, no fold
+    cold_after, cm_after, t_cold_after = run("--variant", "cold")
+    cold_before, cm_before, t_cold_before = run("--variant", "cold", "--without",
+                                                "ptep-get-early-exit")
     assert cold_after == cold_before == 16.0 and t_cold_after == t_cold_before
+    assert cm_after == cm_before == 0.0
 
 
 def test_unknown_variant(ptelab):
