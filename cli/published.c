@@ -12,9 +12,9 @@
 #define MAX_ROWS 256
 
 struct pub {
-	char exp[32], row[32], col[64], unit[16];
+	char exp[32], row[64], col[64], unit[16];
 	double value;
-	char source[300];
+	char source[1024];
 };
 
 static struct pub rows[MAX_ROWS];
@@ -22,7 +22,7 @@ static int nr_rows = -1;
 
 static void load(void)
 {
-	char path[PATH_MAX + 32], line[1024];
+	char path[PATH_MAX + 32], line[2048];
 	FILE *f;
 
 	nr_rows = 0;

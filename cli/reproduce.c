@@ -444,7 +444,8 @@ static void s4_configure(struct run_spec *s, u64 size)
 {
 	s->p.iterations = scaled(500, size);
 	snprintf(s->profile, sizeof(s->profile), "%s",
-		 !strcmp(s->p.variant, "touched") ? "mobile-arm64-soc-debug" : "mobile-arm64-soc");
+		 s->p.variant && !strcmp(s->p.variant, "touched") ? "mobile-arm64-soc-debug" :
+								     "mobile-arm64-soc");
 	s->perf = true; /* its table gives contpte_ptep_get's share */
 }
 

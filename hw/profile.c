@@ -30,7 +30,7 @@ static char *trim(char *s)
 int profile_parse(FILE *f, const char *where, const char *name, struct profile *p,
 		  char *err, size_t errlen)
 {
-	char line[512];
+	char line[2048]; /* a derived profile's fitted_on quotes its base's */
 	int lineno = 0;
 	bool costed[NR_HW_EVENTS] = { false };
 
@@ -40,6 +40,11 @@ int profile_parse(FILE *f, const char *where, const char *name, struct profile *
 		char *hash = strchr(line, '#'), *eq, *key, *val;
 
 		lineno++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			snprintf(err, errlen, "%s:%d: line longer than %zu characters", where, lineno,
+				 sizeof(line) - 2);
+			return -1;
+		}
 		if (hash)
 			*hash = 0;
 		eq = strchr(line, '=');

@@ -16,7 +16,7 @@ struct profile {
 	char name[64];
 	char arch[16];
 	char description[200];
-	char fitted_on[512];
+	char fitted_on[1024];
 	double cost[NR_HW_EVENTS];
 	/* each CPU's data cache (hw/cache.h): size 0, no cache model */
 	unsigned int cache_kb, cache_ways;

@@ -12,9 +12,11 @@
 #include <unistd.h>
 
 #include "arch/arm64/api.h"
+#include "hw/cache.h"
 #include "hw/cpu.h"
 #include "hw/events.h"
 #include "hw/host.h"
+#include "hw/interleave.h"
 #include "hw/invariants.h"
 #include "lab/paths.h"
 #include "kernel/backend.h"
@@ -50,6 +52,7 @@ struct kernel_backend {
 	void (*real_try_unfold)(struct mm_struct *, unsigned long, pte_t *, pte_t);
 	pte_t (*real_ptep_get)(pte_t *, pte_t);
 	pte_t (*real_ptep_get_lockless)(pte_t *);
+	int gather_early_exit; /* -1: not probed yet (gather_exits_early()) */
 };
 
 #define MAX_BACKENDS 16
@@ -98,17 +101,45 @@ void __contpte_try_fold(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 }
 
 /*
+ * Whether the tree's gather stops once it has found young and dirty (S4's
+ * loop) or reads the whole block: asked once, on a block of its own whose
+ * entries are all young and dirty (a loop that stops loads one or two).
+ * The probe leaves no trace: no counts, costs, cache lines or
+ * interleaving points.
+ */
+static bool gather_exits_early(struct kernel_backend *kb)
+{
+	if (kb->gather_early_exit < 0) {
+		static pte_t block[CONT_PTES] __attribute__((aligned(CONT_PTES * sizeof(pte_t))));
+		struct hw_counters saved = hw_events;
+		u64 acc = hw_cost_acc;
+		bool cache = hw_cache_on, il = hw_interleave.on;
+
+		for (unsigned int i = 0; i < CONT_PTES; i++)
+			block[i] = __pte(((u64)i << PAGE_SHIFT) | PTE_TYPE_PAGE | PTE_AF | PTE_DIRTY |
+					 PTE_CONT);
+		hw_cache_on = false;
+		hw_interleave.on = false;
+		kb->real_ptep_get(&block[0], block[0]);
+		kb->gather_early_exit = hw_events.v[EV_pte_read] - saved.v[EV_pte_read] < CONT_PTES;
+		hw_events = saved;
+		hw_cost_acc = acc;
+		hw_cache_on = cache;
+		hw_interleave.on = il;
+	}
+	return kb->gather_early_exit;
+}
+
+/*
  * The bits the tree's gather folded into its result (contpte_merge),
  * inferred from what it loaded, since its loop is compiled as the tree
- * has it: its loads go up the block from the first entry, so they saw
- * the first min(reads, CONT_PTES) entries (raw reads here, uncounted).
- * A gather that stopped early folded at most one dirty and one young bit
- * (S4's loop); one that loaded the whole block is taken to have folded
- * every bit it saw (the loop before S4). S4's loop also loads the whole
- * block when it meets one young and one dirty bit only near its end: it
- * is then counted as folding each bit it saw, a bounded overcount.
+ * has it: its loads go up the block from the first entry (a dirty one
+ * may be loaded twice), so it saw the first min(reads, CONT_PTES)
+ * entries (raw reads here, uncounted). S4's loop folds at most one dirty
+ * and one young bit whatever it loads; the loop before it folds every
+ * bit of every entry.
  */
-static unsigned int gather_merges(pte_t *ptep, u64 reads)
+static unsigned int gather_merges(struct kernel_backend *kb, pte_t *ptep, u64 reads)
 {
 	pte_t *p = (pte_t *)((uintptr_t)ptep & ~(uintptr_t)(CONT_PTES * sizeof(pte_t) - 1));
 	unsigned int dirty = 0, young = 0, n = reads < CONT_PTES ? (unsigned int)reads : CONT_PTES;
@@ -119,7 +150,7 @@ static unsigned int gather_merges(pte_t *ptep, u64 reads)
 		dirty += pte_dirty(pte);
 		young += pte_young(pte);
 	}
-	if (reads < CONT_PTES)
+	if (gather_exits_early(kb))
 		return min(dirty, 1U) + min(young, 1U);
 	return dirty + young;
 }
@@ -132,7 +163,8 @@ pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 	pte_t pte = kb ? kb->real_ptep_get(ptep, orig_pte) : orig_pte;
 
 	reads = hw_events.v[EV_pte_read] - reads;
-	hw_count(EV_contpte_merge, gather_merges(ptep, reads));
+	if (kb)
+		hw_count(EV_contpte_merge, gather_merges(kb, ptep, reads));
 	hw_count(EV_contpte_get, 1);
 	hw_count(EV_contpte_get_read, reads);
 	return pte;
@@ -146,8 +178,8 @@ pte_t contpte_ptep_get_lockless(pte_t *orig_ptep)
 
 	reads = hw_events.v[EV_pte_read] - reads;
 	/* its first load is of the entry asked for; the block's follow */
-	if (reads > 1 && pte_valid_cont(pte))
-		hw_count(EV_contpte_merge, gather_merges(orig_ptep, reads - 1));
+	if (kb && reads > 1 && pte_valid_cont(pte))
+		hw_count(EV_contpte_merge, gather_merges(kb, orig_ptep, reads - 1));
 	hw_count(EV_contpte_get, 1);
 	hw_count(EV_contpte_get_read, reads);
 	return pte;
@@ -171,6 +203,7 @@ static const struct arm64_backend *load_backend(const char *name, const char *so
 	snprintf(kb->version, sizeof(kb->version), "%s", version);
 	snprintf(kb->so_path, sizeof(kb->so_path), "%s", so);
 	kb->handle = handle;
+	kb->gather_early_exit = -1;
 	kb->b.name = kb->name;
 	kb->b.version = kb->version;
 	SYM(kb->b.api, "ptelab_arm64_api");

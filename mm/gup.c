@@ -56,25 +56,34 @@ long populate_vma_page_range(struct vm_area_struct *vma, unsigned long start,
 {
 	PERF_FUNC();
 	unsigned int flags = FOLL_TOUCH;
-	long nr = 0;
+	unsigned long addr = start;
 
 	/* private writable mappings are populated for writing (COW broken) */
 	if ((vma->vm_flags & (VM_WRITE | VM_SHARED)) == VM_WRITE)
 		flags |= FOLL_WRITE;
-	for (unsigned long addr = start; addr < end; addr += PAGE_SIZE, nr++) {
+	while (addr < end) {
+		int tries = 0;
+
+retry:
+		hw_count(EV_gup_page, 1); /* __get_user_pages' step, follow_page_mask */
 		pmd_t *pmdp = pmd_walk(vma->vm_mm, addr);
 
-		hw_count(EV_gup_page, 1); /* __get_user_pages' step, follow_page_mask */
-
-		if (pmdp && !pmd_none(*pmdp) && !pmd_table(*pmdp))
-			continue; /* PMD-mapped: follow_pmd_mask, no PTE */
+		if (pmdp && !pmd_none(*pmdp) && !pmd_table(*pmdp)) {
+			/* follow_huge_pmd: page_mask takes the step to the PMD's end */
+			addr = min(ALIGN_DOWN(addr, PMD_SIZE) + PMD_SIZE, end);
+			continue;
+		}
 		if (!pmdp || pmd_none(*pmdp) || follow_page_pte(vma, addr, pmdp, flags, NULL)) {
+			/* faultin_page, then follow_page_mask again ("goto retry") */
 			if (handle_mm_fault(vma, addr, (flags & FOLL_WRITE) ? FAULT_FLAG_WRITE : 0) &
 			    VM_FAULT_ERROR)
 				return -1;
+			if (++tries < 4)
+				goto retry;
 		}
+		addr += PAGE_SIZE;
 	}
-	return nr;
+	return (long)((end - start) >> PAGE_SHIFT);
 }
 
 /*

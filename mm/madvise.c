@@ -58,20 +58,33 @@ static int madvise_free_or_cold(pmd_t *pmdp, unsigned long addr, unsigned long e
 			}
 			continue;
 		}
-		/* MADV_FREE: only a folio wholly mapped here, by us alone */
-		if (nr != folio_nr_pages(folio) || folio_mapcount(folio) != nr ||
-		    folio_ref_count(folio) != nr)
+		/*
+		 * MADV_FREE. A large folio only partly in the range is split
+		 * by 7.3 (unless shared); the lab leaves it alone.
+		 */
+		if (nr != folio_nr_pages(folio))
 			continue;
-		clear_young_dirty_ptes(vma, addr, ptep, (unsigned int)nr,
-				       CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY);
-		folio_clear_dirty(folio);
-		/* lazyfree: the data may now be dropped instead of swapped */
-		if (folio_test_lru(folio)) {
-			lru_del_folio(folio);
-			folio_clear_swapbacked(folio);
-			folio_add_lru_locked(folio);
-		} else {
-			folio_clear_swapbacked(folio);
+		/* a dirty folio: only if exclusive (mapped once per page) */
+		if (folio_test_dirty(folio)) {
+			if (folio_mapcount(folio) != folio_nr_pages(folio))
+				continue;
+			folio_clear_dirty(folio);
+		}
+		if (pte_young(ptent) || pte_dirty(ptent))
+			clear_young_dirty_ptes(vma, addr, ptep, (unsigned int)nr,
+					       CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY);
+		/* folio_mark_lazyfree: the data may now be dropped instead of swapped */
+		if (folio_test_anon(folio) && folio_test_swapbacked(folio) &&
+		    !folio_test_unevictable(folio)) {
+			if (folio_test_lru(folio)) {
+				lru_del_folio(folio);
+				folio_clear_active(folio);
+				folio_clear_referenced(folio);
+				folio_clear_swapbacked(folio);
+				folio_add_lru_locked(folio);
+			} else {
+				folio_clear_swapbacked(folio);
+			}
 		}
 		hw_frame_clean(folio_pfn(folio), (u64)nr);
 	}

@@ -88,12 +88,16 @@ class Profile:
     def with_costs(self, costs, on=None, fitted_on=None, name=None):
         text = self.text
         for k, v in costs.items():
-            text = re.sub(rf"(?m)^(\s*cost\.{k}\s*=\s*)[0-9.eE+-]+", rf"\g<1>{v:.4g}", text)
+            text = re.sub(rf"(?m)^(\s*cost\.{k}\s*=\s*)[0-9.eE+-]+",
+                          lambda m, v=v: f"{m.group(1)}{v:.4g}", text)
         for key, val in (("fit.on", on), ("fitted_on", fitted_on), ("name", name)):
             if val is None:
                 continue
+            if "#" in val or "\n" in val:
+                raise FitError(f"{self.path}: {key} may not hold '#' or a newline: {val[:60]}")
             if re.search(rf"(?m)^\s*{re.escape(key)}\s*=", text):
-                text = re.sub(rf"(?m)^(\s*{re.escape(key)}\s*=)[^#\n]*", rf"\g<1> {val}", text)
+                text = re.sub(rf"(?m)^(\s*{re.escape(key)}\s*=)[^#\n]*",
+                              lambda m, val=val: f"{m.group(1)} {val}", text)
             else:
                 text = text.replace("\ncost.", f"\n{key} = {val}\ncost.", 1)
         return text
@@ -126,21 +130,25 @@ def derived_costs(base, derived):
     return {k: v * scale.get(k, 1.0) for k, v in base.costs.items()}
 
 
-def inherited_note(base):
-    return f"{base.name}'s ({base.get('fitted_on')}), derive.scale applied"
+def inherited_note(base, derived):
+    scaled = ", derive.scale applied" if derived.get("derive.scale") else ""
+    return f"{base.name}'s ({base.get('fitted_on')}){scaled}"
 
 
-def derive(base, refit=True):
+def derive(base, refit=True, jobs=None, seen=None):
     """Rewrite every profile derived from base (after base was written). One
     with costs of its own (its fit.free) keeps them, and is then refitted
     on its own figures (refit): they were solved beside base's old costs."""
+    seen = (seen or set()) | {base.name}
     for d in derived_profiles(base):
+        if d.name in seen:
+            raise FitError(f"{d.path}: derive.from makes a cycle through {base.name}")
         costs = derived_costs(base, d)
         for k in d.free:
             costs[k] = d.costs[k]
         if d.free:
             own = (d.get("fitted_on") or "").split("; its other costs")[0]
-            fitted_on = f"{own}; its other costs are {inherited_note(base)}"
+            fitted_on = f"{own}; its other costs are {inherited_note(base, d)}"
         else:
             fitted_on = f"nothing of its own: {base.name}'s costs ({base.get('fitted_on')}), " \
                         "derive.scale applied"
@@ -149,7 +157,7 @@ def derive(base, refit=True):
         print(f"wrote {d.path} (derived from {base.name})")
         if refit and d.free and d.on:
             print(f"refitting {d.name}'s own costs ({' '.join(d.free)}) on its figures")
-            main([d.path, "--write"])
+            fit_and_write(Profile(d.path), jobs, seen | {d.name})
 
 
 def lab_run(args, profile_path, timeout=1800):
@@ -332,7 +340,7 @@ def figures_of(prof, size, host):
     return figs
 
 
-def main(argv):
+def main(argv, seen=None):
     ap = argparse.ArgumentParser(prog="ptelab fit", add_help=False)
     ap.add_argument("profile", nargs="?")
     ap.add_argument("--on")
@@ -344,6 +352,7 @@ def main(argv):
     ap.add_argument("--report", action="store_true")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     a, rest = ap.parse_known_args(argv)
+    a.seen = seen
     if rest:
         raise FitError(f"unexpected argument '{rest[0]}'; 'ptelab fit --help' lists the options")
     size = parse_size(a.size)
@@ -410,7 +419,8 @@ def main(argv):
         words = " ".join(on)
         fitted_on = f"{words} (ptelab fit, {today}; solved: {' '.join(free)})"
         if prof.get("derive.from"):
-            fitted_on += f"; its other costs are {inherited_note(Profile(prof.get('derive.from')))}"
+            base = Profile(prof.get("derive.from"))
+            fitted_on += f"; its other costs are {inherited_note(base, prof)}"
         text = prof.with_costs({k: costs[k] for k in free}, on=words, fitted_on=fitted_on,
                                name=os.path.basename(a.out)[:-5] if a.out else None)
         dest = a.out or prof.path
@@ -420,8 +430,14 @@ def main(argv):
             f.write(text)
         print(f"wrote {dest}")
         if not a.out:
-            derive(Profile(dest))
+            derive(Profile(dest), jobs=a.jobs, seen=a.seen)
     return 0
+
+
+def fit_and_write(prof, jobs, seen):
+    """`ptelab fit PROFILE --write`, for a derived profile after its base."""
+    args = [prof.path, "--write"] + (["--jobs", str(jobs)] if jobs else [])
+    return main(args, seen)
 
 
 def _terminated(signum, frame):

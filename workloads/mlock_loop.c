@@ -3,13 +3,13 @@
  * S4: a buffer of 4096 x 16 pages in 64 KiB contpte blocks is written
  * once, then --iterations times (default 500) mlock and munlock it. The
  * measured phase is the loop. The variants are the patch's test programs:
- * - touched (v1's, April 2025): the loop also writes then reads every
+ * - touched (v3's, April 2025): the loop also writes then reads every
  *   page between mlock and munlock;
  * - young-dirty (v7's scenario 1, June 2025): no touching in the loop;
  *   every entry is young and dirty from the first write;
  * - one-young (v7's scenario 2): MADV_FREE then MADV_COLD leave every
- *   entry old and clean, then the 8th page of each block is read, so
- *   only that entry is young;
+ *   entry old and clean, then page 8 (from 0: the test's YOUNG_BIT) of
+ *   each block is read, so only that entry is young;
  * - cold (v7's scenario 3): MADV_FREE then MADV_COLD, nothing young or
  *   dirty, so no gather can stop early.
  */

@@ -217,7 +217,7 @@ def test_mlock_loop_early_exit(ptelab):
                                           "ptep-get-early-exit")
     assert (yd_after, ym_after, yd_before, ym_before) == (2.0, 2.0, 16.0, 32.0)
     assert yt_after < yt_before <= t_before  # touching costs what the profile says (may be 0)
-    # one young entry (the 8th of each block), none dirty: the gather still reads
+    # one young entry (page 8 of each block, from 0), none dirty: the gather still reads
     # the whole block looking for a dirty one, and folds one bit
     one_after, om_after, ot_after = run("--variant", "one-young")
     one_before, om_before, ot_before = run("--variant", "one-young", "--without",
