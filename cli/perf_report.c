@@ -80,7 +80,7 @@ void json_perf(FILE *f, const struct run_result *r)
 	for (int i = 0; i < n; i++) {
 		fprintf(f, "%s", i ? ", " : "");
 		json_string(f, fn[i].name);
-		fprintf(f, ": {\"self\": %.6g, \"children\": %.6g, \"calls\": %llu}",
+		fprintf(f, ": {\"self\": %.9g, \"children\": %.9g, \"calls\": %llu}",
 			share(fn[i].self, total), share(fn[i].children, total),
 			(unsigned long long)fn[i].calls);
 	}
@@ -92,7 +92,7 @@ void json_perf(FILE *f, const struct run_result *r)
 	for (int i = 0; i < r->nr_perf; i++) {
 		fprintf(f, "%s{\"name\": ", i ? ", " : "");
 		json_string(f, r->perf[i].name);
-		fprintf(f, ", \"parent\": %d, \"calls\": %llu, \"self\": %.6g, \"children\": %.6g}",
+		fprintf(f, ", \"parent\": %d, \"calls\": %llu, \"self\": %.9g, \"children\": %.9g}",
 			r->perf[i].parent, (unsigned long long)r->perf[i].calls,
 			share(r->perf[i].self_ns, total), share(r->perf[i].incl_ns, total));
 	}
