@@ -7,6 +7,7 @@
 #ifndef PTELAB_INCLUDE_SCHED_H
 #define PTELAB_INCLUDE_SCHED_H
 
+#include "include/pagevec.h"
 #include "sim/engine.h"
 
 struct reclaim_state;
@@ -21,6 +22,14 @@ struct task_struct {
 	struct reclaim_state *reclaim_state;
 	/* in handle_mm_fault of a VMA with recency (lru_gen_enter_fault) */
 	bool in_lru_fault;
+	/*
+	 * cpu_fbatches.lru_add: folios waiting to go onto the LRU, by pfn
+	 * (the lab's tasks keep their CPUs, so the per-CPU batch is the
+	 * task's). Only on the discrete-event engine (mm/lru.c).
+	 */
+	unsigned int lru_add_nr;
+	u32 lru_add[PAGEVEC_SIZE];
+	struct task_struct *lru_add_next; /* on mm/lru.c's list of tasks with a batch */
 };
 
 extern struct task_struct init_task;

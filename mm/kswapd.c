@@ -90,6 +90,12 @@ static void shrink_node(struct scan_control *sc)
 
 	sim_frame_enter(frame);
 	set_task_reclaim_state(current, &reclaim_state);
+	/*
+	 * Every pass pays shrink_slab and its bookkeeping, whatever the LRU
+	 * gives: a pass that finds nothing to do still takes time (and a
+	 * reclaimer retrying such passes lets the others run meanwhile).
+	 */
+	hw_count(EV_shrink_slab, 1);
 	if (lru_gen_enabled) {
 		r = lru_gen_shrink_node(sc);
 	} else {

@@ -7,10 +7,17 @@
 #include "mm/mm.h"
 #include "mm/reclaim.h"
 #include "include/sched.h"
+#include "sim/frames.h"
 
 struct lruvec root_lruvec;
 
-#define PAGEVEC_SIZE 31
+/* Tasks whose batch holds folios (lru_add_drain_all's for_each_online_cpu). */
+static struct task_struct *lru_add_pending;
+
+static void lru_lock_bounce(void)
+{
+	hw_count(EV_lru_lock_bounce, 1);
+}
 
 void lruvec_init(struct lruvec *lruvec)
 {
@@ -19,6 +26,39 @@ void lruvec_init(struct lruvec *lruvec)
 		lruvec->nr_pages[l] = 0;
 	}
 	lruvec->add_batch = 0;
+	sim_spin_lock_init(&lruvec->lru_lock, "lru_lock");
+	/* a new machine: no task has a batch (max-guest-memory's tasks were drained and freed) */
+	lru_add_pending = NULL;
+	init_task.lru_add_nr = 0;
+	lruvec->lru_lock.on_bounce = lru_lock_bounce;
+}
+
+/*
+ * The acquiring atomic is lock_acquire, charged with any wait to
+ * _raw_spin_lock_irq, the frame perf shows. Outside the engine nothing
+ * runs at once and the lock is only counted.
+ */
+void lruvec_lock_irq(struct lruvec *lruvec)
+{
+	struct sim_spinlock *l = &lruvec->lru_lock;
+	int frame = SIM_FRAME("_raw_spin_lock_irq");
+
+	if (!sim_current_agent) {
+		hw_count(EV_lock_acquire, 1);
+		return;
+	}
+	if (l->locked && l->owner == sim_current_agent)
+		sim_bug("lru_lock taken again by the task holding it");
+	sim_frame_enter(frame);
+	hw_count(EV_lock_acquire, 1);
+	sim_spin_lock(l, 0);
+	sim_frame_exit(frame);
+}
+
+void lruvec_unlock_irq(struct lruvec *lruvec)
+{
+	if (sim_current_agent)
+		sim_spin_unlock(&lruvec->lru_lock);
 }
 
 enum lru_list folio_lru_list(const struct folio *folio)
@@ -106,9 +146,50 @@ struct folio *lru_prev(struct folio *folio)
 }
 
 /*
- * The kernel queues new folios in a per-CPU batch and takes the lruvec
- * lock once per PAGEVEC_SIZE of them; the lab links at once and counts
- * the lock the same way.
+ * folio_batch_move_lru(lru_add): the batch onto the LRU under one
+ * acquisition of the lock, then the batch's references dropped.
+ */
+static void lru_add_move_batch(struct task_struct *tsk)
+{
+	unsigned int nr = tsk->lru_add_nr;
+
+	if (!nr)
+		return;
+	tsk->lru_add_nr = 0;
+	for (struct task_struct **pp = &lru_add_pending; *pp; pp = &(*pp)->lru_add_next)
+		if (*pp == tsk) {
+			*pp = tsk->lru_add_next;
+			break;
+		}
+	lruvec_lock_irq(&root_lruvec);
+	for (unsigned int i = 0; i < nr; i++)
+		folio_add_lru_locked((struct folio *)&mem_map[tsk->lru_add[i]]);
+	lruvec_unlock_irq(&root_lruvec);
+	for (unsigned int i = 0; i < nr; i++)
+		folios_put_refs_one((struct folio *)&mem_map[tsk->lru_add[i]], 1);
+}
+
+void lru_add_drain(void)
+{
+	lru_add_move_batch(current);
+}
+
+/*
+ * lru_add_drain_all: every task's batch, from outside the engine once
+ * its agents are done (a task's struct must not go before its batch).
+ */
+void lru_add_drain_all(void)
+{
+	while (lru_add_pending)
+		lru_add_move_batch(lru_add_pending);
+}
+
+/*
+ * folio_add_lru: a new folio waits in the CPU's batch, holding a
+ * reference, and the batch goes onto the LRU when it is full or the
+ * folio is large (folio_batch_add_and_move), or when reclaim drains it.
+ * Outside the engine (one task) the lab links at once and counts the
+ * lock once per PAGEVEC_SIZE folios, as the batches would.
  */
 void folio_add_lru(struct folio *folio)
 {
@@ -116,6 +197,19 @@ void folio_add_lru(struct folio *folio)
 	if (lru_gen_enabled && !folio_test_unevictable(folio) && lru_gen_in_fault() &&
 	    !(current->flags & PF_MEMALLOC))
 		folio_set_active(folio);
+	if (sim_current_agent) {
+		struct task_struct *tsk = current;
+
+		folio_get(folio);
+		if (!tsk->lru_add_nr) {
+			tsk->lru_add_next = lru_add_pending;
+			lru_add_pending = tsk;
+		}
+		tsk->lru_add[tsk->lru_add_nr++] = (u32)folio_pfn(folio);
+		if (tsk->lru_add_nr == PAGEVEC_SIZE || folio_test_large(folio))
+			lru_add_move_batch(tsk);
+		return;
+	}
 	if (root_lruvec.add_batch++ % PAGEVEC_SIZE == 0)
 		hw_count(EV_lock_acquire, 1);
 	folio_add_lru_locked(folio);

@@ -4,6 +4,7 @@
 #define PTELAB_MM_LRU_H
 
 #include "include/page.h"
+#include "sim/spinlock.h"
 
 enum lru_list {
 	LRU_INACTIVE_ANON,
@@ -39,6 +40,13 @@ struct lruvec {
 	u32 head[NR_LRU_LISTS], tail[NR_LRU_LISTS];
 	long nr_pages[NR_LRU_LISTS];
 	unsigned int add_batch; /* folios added since the lock was last taken */
+	/*
+	 * The lruvec lock: counted everywhere (lock_acquire); on the
+	 * discrete-event engine a FIFO spinlock whose word bounces between
+	 * CPUs (lru_lock_bounce), so reclaimers isolating and putting back
+	 * and tasks draining their lru_add batches wait for each other.
+	 */
+	struct sim_spinlock lru_lock;
 	struct lru_gen_folio lrugen;
 };
 
@@ -52,6 +60,13 @@ static inline struct lruvec *folio_lruvec(const struct folio *folio)
 }
 
 void lruvec_init(struct lruvec *lruvec);
+/* spin_lock_irq(&lruvec->lru_lock) and its unlock (see struct lruvec) */
+void lruvec_lock_irq(struct lruvec *lruvec);
+void lruvec_unlock_irq(struct lruvec *lruvec);
+/* The running task's pending lru_add batch onto the LRU (lru_add_drain). */
+void lru_add_drain(void);
+/* Every task's pending batch onto the LRU: from outside the engine. */
+void lru_add_drain_all(void);
 enum lru_list folio_lru_list(const struct folio *folio);
 void lruvec_add_folio(struct lruvec *lruvec, struct folio *folio);
 void lruvec_add_folio_tail(struct lruvec *lruvec, struct folio *folio);

@@ -624,8 +624,10 @@ static void walk_mm_ranges(struct mm_struct *mm, struct lru_gen_mm_walk *mm_walk
 				if (mm_state_has_sleeper())
 					goto stopped;
 			} else if (mm_walk->batched >= MAX_LRU_BATCH) {
+				/* walk_mm: reset_batch_size under the lru_lock */
+				lruvec_lock_irq(mm_walk->lruvec);
 				mm_walk->batched = 0;
-				sim_sync();
+				lruvec_unlock_irq(mm_walk->lruvec);
 				if (mm_walk->seq != mm_walk->lruvec->lrugen.max_seq)
 					goto stopped;
 			}
@@ -640,8 +642,14 @@ static void walk_mm(struct mm_struct *mm, struct lru_gen_mm_walk *mm_walk)
 {
 	PERF_FUNC();
 	mm->lru_gen_walks++;
-	mm_walk->batched = 0; /* reset_batch_size: each mm's walk counts its own */
+	mm_walk->batched = 0;
 	walk_mm_ranges(mm, mm_walk);
+	/* walk_mm: the folios the walk promoted are accounted under the lru_lock (reset_batch_size) */
+	if (mm_walk->batched) {
+		lruvec_lock_irq(mm_walk->lruvec);
+		mm_walk->batched = 0;
+		lruvec_unlock_irq(mm_walk->lruvec);
+	}
 	mm->lru_gen_walks--;
 }
 
@@ -782,8 +790,12 @@ bool try_to_inc_max_seq(struct lruvec *lruvec, u64 seq, int priority, struct rec
 		if (mm)
 			walk_mm(mm, &mm_walk);
 	} while (mm);
-	sim_sync(); /* the lru_lock inc_max_seq takes: max_seq is shared */
-	if (success && inc_max_seq(lruvec, seq)) {
+	if (success) {
+		lruvec_lock_irq(lruvec); /* inc_max_seq's */
+		success = inc_max_seq(lruvec, seq);
+		lruvec_unlock_irq(lruvec);
+	}
+	if (success) {
 		rs->nr_aging++;
 		/* 6.1: "either this sees any waiters or they will see updated max_seq" */
 		sim_wake_up(&mm_state_wait, 0);
@@ -937,7 +949,7 @@ static u64 evict_folios(struct lruvec *lruvec, struct scan_control *sc, int nr_t
 	u64 reclaimed = 0;
 	int n, kept = 0;
 
-	hw_count(EV_lock_acquire, 1);
+	lruvec_lock_irq(lruvec);
 	n = scan_folios(lruvec, rs, nr_to_scan, list, nr_scanned);
 	/*
 	 * The generation the batch emptied is retired before the putback
@@ -953,6 +965,7 @@ static u64 evict_folios(struct lruvec *lruvec, struct scan_control *sc, int nr_t
 	} else if (*nr_scanned) {
 		try_to_inc_min_seq(lruvec);
 	}
+	lruvec_unlock_irq(lruvec);
 	for (int i = 0; i < n; i++) {
 		struct folio *folio = (struct folio *)&mem_map[list[i]];
 		/*
@@ -1002,10 +1015,12 @@ static u64 evict_folios(struct lruvec *lruvec, struct scan_control *sc, int nr_t
 		sim_frame_exit(frame);
 	}
 	/* the lru_lock again for move_folios_to_lru, after shrink_folio_list */
-	if (n)
-		hw_count(EV_lock_acquire, 1);
-	for (int i = 0; i < kept; i++)
-		lru_gen_putback_folio(lruvec, (struct folio *)&mem_map[list[i]]);
+	if (n) {
+		lruvec_lock_irq(lruvec);
+		for (int i = 0; i < kept; i++)
+			lru_gen_putback_folio(lruvec, (struct folio *)&mem_map[list[i]]);
+		lruvec_unlock_irq(lruvec);
+	}
 	sc->nr_reclaimed += reclaimed;
 	return reclaimed;
 }
@@ -1392,6 +1407,7 @@ u64 lru_gen_shrink_node(struct scan_control *sc)
 	bool per_pass = !mm_sw.lru_gen_aging_6_1 && current_is_kswapd();
 	u64 before = sc->nr_reclaimed, r;
 
+	lru_add_drain(); /* this CPU's batches onto the LRU first */
 	if (!mm_sw.lru_gen_aging_6_1)
 		set_initial_priority(sc);
 	/* 6.3+: kswapd's should_abort_scan counts this pass's reclaim only */

@@ -9,12 +9,12 @@
  * folios_put_refs() does; LRU additions are batched the same way.
  */
 #include "hw/invariants.h"
+#include "include/pagevec.h"
 #include "mm/lru.h"
 #include "mm/mm.h"
 #include "mm/switches.h"
 #include "hw/perf.h"
 
-#define PAGEVEC_SIZE 31
 #define PAGE_ALLOC_COSTLY_ORDER 3
 
 /*
@@ -62,8 +62,9 @@ static void __folio_put_large(struct folio *folio)
 {
 	PERF_FUNC();
 	if (folio_test_lru(folio)) {
-		hw_count(EV_lock_acquire, 1);
+		lruvec_lock_irq(&root_lruvec);
 		lru_del_folio(folio);
+		lruvec_unlock_irq(&root_lruvec);
 	}
 	folio_undo_large_rmappable(folio);
 	hw_count(EV_memcg_uncharge, 1);
@@ -72,9 +73,15 @@ static void __folio_put_large(struct folio *folio)
 	free_folio(folio);
 }
 
+/*
+ * The folios whose last reference this drops leave the LRU under one
+ * acquisition of the lruvec lock, which is dropped before they are
+ * freed (free_unref_folios), as 7.3's folios_put_refs does.
+ */
 static void folios_put_refs(struct folio_batch *fbatch)
 {
 	PERF_FUNC();
+	unsigned int nr_free = 0;
 	bool locked = false;
 
 	for (unsigned int i = 0; i < fbatch->nr; i++) {
@@ -83,17 +90,26 @@ static void folios_put_refs(struct folio_batch *fbatch)
 		if (!folio_ref_sub_and_test(folio, fbatch->refs[i]))
 			continue;
 		if (!mm_sw.folio_batch_free && folio_test_large(folio)) {
+			if (locked) /* release_pages drops the batch's lruvec lock first */
+				lruvec_unlock_irq(&root_lruvec);
+			locked = false;
 			__folio_put_large(folio);
-			locked = false; /* release_pages dropped the batch's lruvec lock */
 			continue;
 		}
 		if (folio_test_lru(folio)) {
 			if (!locked) {
-				hw_count(EV_lock_acquire, 1);
+				lruvec_lock_irq(&root_lruvec);
 				locked = true;
 			}
 			lru_del_folio(folio);
 		}
+		fbatch->folios[nr_free++] = folio;
+	}
+	if (locked)
+		lruvec_unlock_irq(&root_lruvec);
+	for (unsigned int i = 0; i < nr_free; i++) {
+		struct folio *folio = fbatch->folios[i];
+
 		folio_undo_large_rmappable(folio);
 		free_check_mapped(folio);
 		/*

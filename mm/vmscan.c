@@ -127,7 +127,8 @@ static void shrink_active_list(enum lru_list lru, long nr_pages, struct reclaim_
 	struct folio *folio;
 	int n = 0;
 
-	hw_count(EV_lock_acquire, 1);
+	lru_add_drain();
+	lruvec_lock_irq(&root_lruvec);
 	while (nr_pages > 0 && n < SWAP_CLUSTER_MAX && (folio = lru_last(&root_lruvec, lru))) {
 		lru_del_folio(folio);
 		hw_count(EV_lru_isolate, 1);
@@ -135,6 +136,7 @@ static void shrink_active_list(enum lru_list lru, long nr_pages, struct reclaim_
 		nr_pages -= folio_nr_pages(folio);
 		rs->nr_scanned += (u64)folio_nr_pages(folio);
 	}
+	lruvec_unlock_irq(&root_lruvec);
 	for (int i = 0; i < n; i++) {
 		unsigned long vm_flags;
 
@@ -144,12 +146,14 @@ static void shrink_active_list(enum lru_list lru, long nr_pages, struct reclaim_
 		folio_clear_active(folio);
 	}
 	/* the lru_lock again for move_folios_to_lru, after the references were tested */
-	if (n)
-		hw_count(EV_lock_acquire, 1);
+	if (!n)
+		return;
+	lruvec_lock_irq(&root_lruvec);
 	for (int i = 0; i < n; i++) {
 		folio_add_lru_locked((struct folio *)&mem_map[list[i]]);
 		hw_count(EV_lru_putback, 1);
 	}
+	lruvec_unlock_irq(&root_lruvec);
 }
 
 /*
@@ -169,7 +173,8 @@ static u64 shrink_inactive_list(enum lru_list lru, long nr_to_scan, struct recla
 	struct folio *folio;
 	int n = 0, kept = 0;
 
-	hw_count(EV_lock_acquire, 1);
+	lru_add_drain();
+	lruvec_lock_irq(&root_lruvec);
 	while (isolated < nr_to_scan && n < SWAP_CLUSTER_MAX && (folio = lru_last(&root_lruvec, lru))) {
 		long nr = folio_nr_pages(folio);
 
@@ -179,6 +184,7 @@ static u64 shrink_inactive_list(enum lru_list lru, long nr_to_scan, struct recla
 		isolated += nr;
 		rs->nr_scanned += (u64)nr;
 	}
+	lruvec_unlock_irq(&root_lruvec);
 	if (nr_isolated)
 		*nr_isolated += isolated;
 	for (int i = 0; i < n; i++) {
@@ -215,11 +221,13 @@ static u64 shrink_inactive_list(enum lru_list lru, long nr_to_scan, struct recla
 		sim_frame_exit(frame);
 	}
 	/* the lru_lock again for move_folios_to_lru, after shrink_folio_list */
-	if (n)
-		hw_count(EV_lock_acquire, 1);
-	for (int i = 0; i < kept; i++) {
-		folio_add_lru_locked((struct folio *)&mem_map[list[i]]);
-		hw_count(EV_lru_putback, 1);
+	if (n) {
+		lruvec_lock_irq(&root_lruvec);
+		for (int i = 0; i < kept; i++) {
+			folio_add_lru_locked((struct folio *)&mem_map[list[i]]);
+			hw_count(EV_lru_putback, 1);
+		}
+		lruvec_unlock_irq(&root_lruvec);
 	}
 	return reclaimed;
 }

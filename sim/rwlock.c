@@ -191,20 +191,9 @@ void sim_write_unlock(struct sim_rwlock *l)
 	grant_queue(l, t);
 }
 
-/*
- * The writer is named by its task when it has one (a thread keeps its
- * CPU from one agent to the next: run1's and run2's vCPU threads), else
- * by its agent's id: never by an address a later agent could reuse.
- */
 bool sim_rwlock_claim_line(struct sim_rwlock *l)
 {
-	struct sim_agent *a = sim_current_agent;
-	uintptr_t last = l->line_owner;
-
-	if (!a)
-		return false;
-	l->line_owner = a->task ? (uintptr_t)a->task : (uintptr_t)a->id * 2 + 1;
-	return last && last != l->line_owner;
+	return sim_lock_claim_line(&l->line_owner);
 }
 
 void sim_rwlock_stats(const struct sim_rwlock *l, u64 now, struct sim_lock_stat *rd,

@@ -8,6 +8,15 @@ void sim_spin_lock_init(struct sim_spinlock *l, const char *name)
 	*l = (struct sim_spinlock){ .name = name };
 }
 
+/* The running agent writes the lock word: a bounce if another wrote it last. */
+static bool write_line(struct sim_spinlock *l)
+{
+	if (!l->on_bounce || !sim_lock_claim_line(&l->line_owner))
+		return false;
+	l->on_bounce();
+	return true;
+}
+
 static void take(struct sim_spinlock *l, struct sim_agent *a, u64 t)
 {
 	l->locked = true;
@@ -40,6 +49,7 @@ void sim_spin_lock(struct sim_spinlock *l, int frame)
 		sim_park(l->name ? l->name : "spinlock", true);
 	}
 	sim_lock_stat_acquired(&l->st, contended, a->clock - t);
+	write_line(l);
 	sim_frame_exit(frame);
 }
 
@@ -51,6 +61,7 @@ bool sim_spin_trylock(struct sim_spinlock *l)
 		return false;
 	take(l, sim_current_agent, sim_now());
 	sim_lock_stat_acquired(&l->st, false, 0);
+	write_line(l);
 	return true;
 }
 
@@ -62,6 +73,8 @@ void sim_spin_unlock(struct sim_spinlock *l)
 	if (!l->locked)
 		sim_bug("spin_unlock(%s) of an unlocked lock", l->name ? l->name : "?");
 	sim_sync();
+	if (write_line(l))
+		sim_sync();
 	t = sim_now();
 	l->st.hold_ns += t - l->since;
 	l->locked = false;

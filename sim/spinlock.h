@@ -19,6 +19,14 @@ struct sim_spinlock {
 	struct sim_agent *owner;
 	struct sim_waitlist queue;
 	u64 since;       /* when the current holder got it */
+	/* who wrote the lock word last (sim_lock_claim_line); 0: nobody */
+	uintptr_t line_owner;
+	/*
+	 * Called when an agent's acquire or release finds the word last
+	 * written by another (NULL: not modelled): the caller counts the
+	 * cache-to-cache transfer, paid holding the lock, as the rwlock's.
+	 */
+	void (*on_bounce)(void);
 	struct sim_lock_stat st; /* st.hold_ns counts completed holds */
 };
 

@@ -517,6 +517,95 @@ static u64 aging_reads(int nr_agents, bool era_6_1, struct aging_args a[2])
 	return before;
 }
 
+struct lru_add_args {
+	struct folio *folios[PAGEVEC_SIZE + 5];
+	bool on_lru_before_full, refs_held, on_lru_after_full, drained;
+	u64 acquired_at_full;
+};
+
+/* Adds a full batch, then 5 more it drains itself at t = 100. */
+static void lru_add_fn(void *arg)
+{
+	struct lru_add_args *a = arg;
+	int n = PAGEVEC_SIZE + 5;
+
+	for (int i = 0; i < n; i++)
+		a->folios[i] = folio_alloc(0);
+	a->on_lru_before_full = false;
+	a->refs_held = true;
+	for (int i = 0; i < PAGEVEC_SIZE - 1; i++) {
+		folio_add_lru(a->folios[i]);
+		a->on_lru_before_full |= folio_test_lru(a->folios[i]);
+		a->refs_held &= folio_ref_count(a->folios[i]) == 2;
+	}
+	folio_add_lru(a->folios[PAGEVEC_SIZE - 1]); /* the batch is full: onto the LRU */
+	a->acquired_at_full = root_lruvec.lru_lock.st.acquired;
+	a->on_lru_after_full = true;
+	for (int i = 0; i < PAGEVEC_SIZE; i++)
+		a->on_lru_after_full &= folio_test_lru(a->folios[i]) &&
+					folio_ref_count(a->folios[i]) == 1;
+	sim_advance(100);
+	for (int i = PAGEVEC_SIZE; i < n; i++)
+		folio_add_lru(a->folios[i]);
+	lru_add_drain();
+	a->drained = true;
+	for (int i = PAGEVEC_SIZE; i < n; i++)
+		a->drained &= folio_test_lru(a->folios[i]);
+}
+
+/* Holds the lruvec lock from t = 5 to 1005 (a reclaimer isolating a batch). */
+static void lru_hold_fn(void *arg)
+{
+	(void)arg;
+	sim_advance(5);
+	lruvec_lock_irq(&root_lruvec);
+	sim_advance(1000);
+	lruvec_unlock_irq(&root_lruvec);
+}
+
+/*
+ * On the engine a new folio waits in its task's lru_add batch, off the
+ * LRU and holding a reference, until the batch is full (then all of it
+ * goes on under one acquisition of the lruvec lock) or is drained; a
+ * drain while a reclaimer holds the lock waits for it.
+ */
+static void test_lru_add_batch_and_lock(void)
+{
+	struct r_lab r;
+	struct sim_engine *e;
+	struct lru_add_args a = { 0 };
+	struct task_struct tasks[2] = { { .comm = "adder" }, { .comm = "reclaimer" } };
+	struct sim_agent *ag;
+	u64 bounces;
+
+	r_setup(&r, "mglru", true);
+	bounces = hw_events.v[EV_lru_lock_bounce];
+	e = sim_engine_create(&(struct sim_config){ .seed = 1 });
+	ag = sim_agent_create(e, "adder", "vcpu", lru_add_fn, &a);
+	ag->task = &tasks[0];
+	ag = sim_agent_create(e, "reclaimer", "kswapd", lru_hold_fn, NULL);
+	ag->task = &tasks[1];
+	EXPECT_EQ(sim_run(e), 0);
+	EXPECT(!a.on_lru_before_full);
+	EXPECT(a.refs_held);
+	EXPECT(a.on_lru_after_full);
+	EXPECT_EQ(a.acquired_at_full, 1);
+	EXPECT(a.drained);
+	/* the drain asked at 100 and was granted at 1005 */
+	EXPECT_EQ(root_lruvec.lru_lock.st.acquired, 3);
+	EXPECT_EQ(root_lruvec.lru_lock.st.contended, 1);
+	EXPECT_EQ(root_lruvec.lru_lock.st.wait_ns, 905);
+	EXPECT_EQ(sim_agent(e, 0)->clock, 1005);
+	/* the word went adder -> reclaimer -> adder: two transfers */
+	EXPECT_EQ(hw_events.v[EV_lru_lock_bounce] - bounces, 2);
+	EXPECT_EQ(tasks[0].lru_add_nr, 0);
+	sim_engine_destroy(e);
+	for (int i = 0; i < PAGEVEC_SIZE + 5; i++)
+		folios_put_refs_one(a.folios[i], 1);
+	r_teardown(&r);
+	EXPECT_EQ(hw_violations.total, 0);
+}
+
 /*
  * iterate_mm_list: two reclaimers that need aging at once walk the mm
  * once between them. 6.4+: the second ends the iteration the first is in
@@ -654,6 +743,7 @@ static const struct ktap_case cases[] = {
 	{ "hot_survive_classic", test_hot_survive_classic },
 	{ "generations", test_generations },
 	{ "aging_once_per_seq", test_aging_once_per_seq },
+	{ "lru_add_batch_and_lock", test_lru_add_batch_and_lock },
 	{ "after_aging_by_era", test_after_aging_by_era },
 	{ "bloom_filter", test_bloom },
 	{ "nonleaf_pmd_young", test_nonleaf_pmd_young },

@@ -530,6 +530,62 @@ static void test_wait_charged_to_lock_frame(void)
 	sim_engine_destroy(e);
 }
 
+static int spin_bounces;
+
+static void count_spin_bounce(void)
+{
+	spin_bounces++;
+	sim_advance(7); /* the transfer's cost, paid holding the lock */
+}
+
+static void bounce_twice(void *arg)
+{
+	for (int i = 0; i < 2; i++) {
+		sim_spin_lock(&spin, 0);
+		sim_advance(10);
+		sim_spin_unlock(&spin);
+	}
+}
+
+static void test_spinlock_word_bounces(void)
+{
+	/*
+	 * A (id 0) locks at 0 and again at 10: its own line, no bounce until
+	 * B, which asked at 0 and queued behind A's first hold, is granted
+	 * at 10 and fetches the word (bounce, +7), releases at 27 - its own
+	 * write again, no bounce. A's second lock at 10 queued behind B; A
+	 * is granted at 27 and fetches the line back (bounce, +7), holds to
+	 * 44; B's second acquire at 27 queues behind A and fetches at 44
+	 * (+7), releases at 61. Four acquisitions alternating between two
+	 * CPUs: three transfers (the first ever acquire has no last writer).
+	 */
+	struct sim_engine *e = new_engine(1, 0);
+
+	sim_spin_lock_init(&spin, "lru_lock");
+	spin.on_bounce = count_spin_bounce;
+	spin_bounces = 0;
+	sim_agent_create(e, "a", "reclaim", bounce_twice, NULL);
+	sim_agent_create(e, "b", "reclaim", bounce_twice, NULL);
+	EXPECT_EQ(sim_run(e), 0);
+	EXPECT_EQ(spin_bounces, 3);
+	EXPECT_EQ(spin.st.acquired, 4);
+	EXPECT_EQ(spin.st.contended, 3);
+	EXPECT_EQ(sim_agent(e, 0)->clock, 44);
+	EXPECT_EQ(sim_agent(e, 1)->clock, 61);
+	sim_engine_destroy(e);
+
+	/* one CPU alone never fetches the line from another */
+	e = new_engine(1, 0);
+	sim_spin_lock_init(&spin, "lru_lock");
+	spin.on_bounce = count_spin_bounce;
+	spin_bounces = 0;
+	sim_agent_create(e, "a", "reclaim", bounce_twice, NULL);
+	EXPECT_EQ(sim_run(e), 0);
+	EXPECT_EQ(spin_bounces, 0);
+	EXPECT_EQ(sim_agent(e, 0)->clock, 20);
+	sim_engine_destroy(e);
+}
+
 /* ---- frames ---- */
 
 static void frames_recursive(void *arg)
@@ -1194,6 +1250,7 @@ static const struct ktap_case cases[] = {
 	{ "trylock_follows_the_queue", test_trylock_follows_the_queue },
 	{ "spinlock_fifo", test_spinlock_fifo },
 	{ "wait_charged_to_lock_frame", test_wait_charged_to_lock_frame },
+	{ "spinlock_word_bounces", test_spinlock_word_bounces },
 	{ "frames_inclusive_and_self", test_frames_inclusive_and_self },
 	{ "callgraph_keeps_paths", test_callgraph_keeps_paths },
 	{ "callgraph_folds_beyond_its_limit", test_callgraph_folds_beyond_its_limit },

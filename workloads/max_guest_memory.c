@@ -36,6 +36,7 @@
 #include "hw/profile.h"
 #include "include/sched.h"
 #include "mm/filemap.h"
+#include "mm/lru.h"
 #include "mm/mmzone.h"
 #include "mm/reclaim.h"
 #include "mm/shmem.h"
@@ -68,6 +69,7 @@ struct mgm {
 	u64 t[NR_PH];          /* modelled time at the end of each phase */
 	struct hw_counters ev[NR_PH];
 	struct sim_lock_stat rd[NR_PH], wr[NR_PH];
+	struct sim_lock_stat lru[NR_PH]; /* the lruvec lock (completed holds) */
 	struct kvm_stat kst[NR_PH];
 	u64 swpin[NR_PH], swpout[NR_PH];
 	u64 ra_pages[NR_PH], ra_hits[NR_PH]; /* swap read-ahead: pages read ahead, and found by a fault */
@@ -83,6 +85,7 @@ static void snapshot(struct mgm *m, int ph)
 	m->t[ph] = sim_now();
 	hw_events_snapshot(&m->ev[ph]);
 	sim_rwlock_stats(&m->kvm->mmu_lock, m->t[ph], &m->rd[ph], &m->wr[ph]);
+	m->lru[ph] = root_lruvec.lru_lock.st;
 	m->kst[ph] = m->kvm->stat;
 	m->swpin[ph] = swap_info.pswpin;
 	m->swpout[ph] = swap_info.pswpout;
@@ -243,6 +246,12 @@ static void add_results(struct mgm *m, struct run_result *r)
 	/* lock_stat's holdtime: the writers' sum is run2's serial part through the lock */
 	run_result_add(r, "mmu_lock_write_hold_s",
 		       (double)(m->wr[PH_RUN2].hold_ns - m->wr[PH_RESET].hold_ns) / 1e9);
+	/* the lruvec lock: reclaimers' isolation and putback, the tasks' lru_add batches */
+	run_result_add(r, "lru_lock_acquired", (double)(m->lru[PH_RUN2].acquired - m->lru[PH_RESET].acquired));
+	run_result_add(r, "lru_lock_contended",
+		       (double)(m->lru[PH_RUN2].contended - m->lru[PH_RESET].contended));
+	run_result_add(r, "lru_lock_wait_s", (double)(m->lru[PH_RUN2].wait_ns - m->lru[PH_RESET].wait_ns) / 1e9);
+	run_result_add(r, "lru_lock_hold_s", (double)(m->lru[PH_RUN2].hold_ns - m->lru[PH_RESET].hold_ns) / 1e9);
 	run_result_add(r, "remote_tlb_flushes",
 		       (double)(m->kst[PH_RUN2].remote_tlb_flush - m->kst[PH_RESET].remote_tlb_flush));
 	run_result_add(r, "flush_ipis", (double)(b->v[EV_ipi] - a->v[EV_ipi]));
@@ -485,7 +494,12 @@ static int max_guest_memory_run(const struct run_params *p, struct run_result *r
 	} else if (ptlock_any_held()) {
 		hw_violation(VIOL_OTHER, "max-guest-memory: a PTE table's lock is still held "
 			     "after every task finished");
+	} else if (root_lruvec.lru_lock.locked) {
+		hw_violation(VIOL_OTHER, "max-guest-memory: the lru_lock is still held "
+			     "after every task finished");
 	}
+	/* the folios still in the tasks' batches onto the LRU, before the checks */
+	lru_add_drain_all();
 	if (m.failed) {
 		snprintf(err, errlen, "%s", m.err);
 		return -1;
