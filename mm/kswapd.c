@@ -90,11 +90,7 @@ static void shrink_node(struct scan_control *sc)
 
 	sim_frame_enter(frame);
 	set_task_reclaim_state(current, &reclaim_state);
-	/*
-	 * Every pass pays shrink_slab and its bookkeeping, whatever the LRU
-	 * gives: a pass that finds nothing to do still takes time (and a
-	 * reclaimer retrying such passes lets the others run meanwhile).
-	 */
+	/* every pass pays shrink_slab and its bookkeeping, whatever the LRU gives */
 	hw_count(EV_shrink_slab, 1);
 	if (lru_gen_enabled) {
 		r = lru_gen_shrink_node(sc);
@@ -104,6 +100,7 @@ static void shrink_node(struct scan_control *sc)
 	}
 	set_task_reclaim_state(current, NULL);
 	rs->nr_reclaimed += r;
+	sim_yield(); /* shrink_node_memcgs' cond_resched() */
 	clear_kswapd_failures(r);
 	sim_frame_exit(frame);
 }
@@ -193,7 +190,12 @@ void kswapd(void *arg)
 			sim_wait(&node_data.kswapd_wait, SIM_FRAME("kswapd_try_to_sleep"));
 			continue;
 		}
+		u64 t = sim_now();
+
 		balance_pgdat();
+		/* passes that cost nothing (a profile without their costs) must not stop the clock */
+		if (sim_now() == t)
+			sim_spin_to_next();
 	}
 	sim_frame_exit(frame);
 }

@@ -152,9 +152,13 @@ struct folio *lru_prev(struct folio *folio)
 static void lru_add_move_batch(struct task_struct *tsk)
 {
 	unsigned int nr = tsk->lru_add_nr;
+	struct folio *batch[PAGEVEC_SIZE];
 
 	if (!nr)
 		return;
+	/* the batch is ours from here: the task may add again while we wait for the lock */
+	for (unsigned int i = 0; i < nr; i++)
+		batch[i] = (struct folio *)&mem_map[tsk->lru_add[i]];
 	tsk->lru_add_nr = 0;
 	for (struct task_struct **pp = &lru_add_pending; *pp; pp = &(*pp)->lru_add_next)
 		if (*pp == tsk) {
@@ -163,10 +167,9 @@ static void lru_add_move_batch(struct task_struct *tsk)
 		}
 	lruvec_lock_irq(&root_lruvec);
 	for (unsigned int i = 0; i < nr; i++)
-		folio_add_lru_locked((struct folio *)&mem_map[tsk->lru_add[i]]);
+		folio_add_lru_locked(batch[i]);
 	lruvec_unlock_irq(&root_lruvec);
-	for (unsigned int i = 0; i < nr; i++)
-		folios_put_refs_one((struct folio *)&mem_map[tsk->lru_add[i]], 1);
+	folios_put(batch, nr);
 }
 
 void lru_add_drain(void)

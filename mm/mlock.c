@@ -26,10 +26,14 @@ void mlock_reset(void)
 
 static void mlock_lru_move(struct folio *folio, bool lock)
 {
+	bool lru;
+
 	folio_get(folio);
 	if (mlock_batch++ % MLOCK_FOLIO_BATCH == 0)
 		hw_count(EV_lock_acquire, 1);
-	if (folio_test_lru(folio))
+	/* __mlock_folio: one off the LRU (isolated, or still in an lru_add batch) only gets its flags */
+	lru = folio_test_lru(folio);
+	if (lru)
 		lru_del_folio(folio);
 	if (lock) {
 		folio_set_mlocked(folio);
@@ -38,7 +42,8 @@ static void mlock_lru_move(struct folio *folio, bool lock)
 		folio_clear_mlocked(folio);
 		folio_clear_unevictable(folio);
 	}
-	folio_add_lru_locked(folio);
+	if (lru)
+		folio_add_lru_locked(folio);
 	folios_put_refs_one(folio, 1);
 }
 

@@ -155,6 +155,7 @@ void folio_add_file_rmap_ptes(struct folio *folio, struct page *page, int nr,
 
 /* freeing and the LRU */
 void folios_put_refs_one(struct folio *folio, int refs);
+void folios_put(struct folio **folios, unsigned int nr);
 void folio_add_lru(struct folio *folio);
 void folio_add_lru_locked(struct folio *folio);
 void folio_add_lru_vma(struct folio *folio, struct vm_area_struct *vma);

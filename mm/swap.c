@@ -132,6 +132,21 @@ void folios_put_refs_one(struct folio *folio, int refs)
 	folios_put_refs(&fbatch);
 }
 
+/* folios_put: one reference of each, as one batch (one lruvec lock for those that die) */
+void folios_put(struct folio **folios, unsigned int nr)
+{
+	struct folio_batch fbatch = { .nr = 0 };
+
+	for (unsigned int i = 0; i < nr; i++) {
+		fbatch.folios[fbatch.nr] = folios[i];
+		fbatch.refs[fbatch.nr++] = 1;
+		if (fbatch.nr == PAGEVEC_SIZE)
+			folios_put_refs(&fbatch);
+	}
+	if (fbatch.nr)
+		folios_put_refs(&fbatch);
+}
+
 void free_pages_and_swap_cache(struct encoded_page **pages, int nr)
 {
 	PERF_FUNC();

@@ -386,6 +386,42 @@ void sim_sync(void)
 	sync_collected(a);
 }
 
+void sim_yield(void)
+{
+	struct sim_agent *a = sim_current_agent;
+	struct sim_engine *e;
+	struct sim_agent *n;
+
+	if (!a)
+		return;
+	collect(a);
+	e = a->eng;
+	if (!e->heap_n || e->heap[0].clock > a->clock)
+		return;
+	n = heap_replace_top(e, a);
+	a->state = SIM_RUNNABLE;
+	n->state = SIM_RUNNING;
+	set_current(n);
+	e->nr_switches++;
+	sim_ctx_switch(&a->ctx, &n->ctx);
+}
+
+void sim_spin_to_next(void)
+{
+	struct sim_agent *a = sim_current_agent;
+	struct sim_engine *e;
+
+	if (!a)
+		return;
+	collect(a);
+	e = a->eng;
+	if (e->heap_n && e->heap[0].clock > a->clock) {
+		sim_account(a, e->heap[0].clock - a->clock, false);
+		a->clock = e->heap[0].clock;
+	}
+	sim_yield();
+}
+
 void sim_sleep_until(u64 t)
 {
 	struct sim_agent *a = sim_current_agent;

@@ -138,6 +138,20 @@ void sim_advance(u64 ns);
 void sim_charge(int frame, u64 ns);
 /* Interaction point: let every runnable agent with an earlier clock run first. */
 void sim_sync(void);
+/*
+ * cond_resched(): let every runnable agent whose clock is not later than
+ * ours run first, even at an equal clock (where sim_sync lets the lower
+ * id run on). A loop that may find nothing to do and cost no modelled
+ * time calls it, so it cannot keep the agent it waits for from running.
+ */
+void sim_yield(void);
+/*
+ * For a retry loop that went round without costing modelled time, waiting
+ * for what another CPU does next: spin (CPU time) until the earliest
+ * runnable agent's clock and let it run. Without it such a loop would
+ * repeat forever at one instant.
+ */
+void sim_spin_to_next(void);
 /* Sleep (not CPU time) until modelled time t; a no-op sync if t has passed. */
 void sim_sleep_until(u64 t);
 /* A number in [0, n) from the running agent's own stream (seeded by cfg.seed, id). */

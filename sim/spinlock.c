@@ -72,9 +72,7 @@ void sim_spin_unlock(struct sim_spinlock *l)
 
 	if (!l->locked)
 		sim_bug("spin_unlock(%s) of an unlocked lock", l->name ? l->name : "?");
-	sim_sync();
-	if (write_line(l))
-		sim_sync();
+	sim_sync(); /* the holder wrote the word when it took it: the release is no transfer */
 	t = sim_now();
 	l->st.hold_ns += t - l->since;
 	l->locked = false;

@@ -519,7 +519,8 @@ static u64 aging_reads(int nr_agents, bool era_6_1, struct aging_args a[2])
 
 struct lru_add_args {
 	struct folio *folios[PAGEVEC_SIZE + 5];
-	bool on_lru_before_full, refs_held, on_lru_after_full, drained;
+	struct folio *more[6]; /* 3 small, a large one, 2 small left in the batch */
+	bool on_lru_before_full, refs_held, on_lru_after_full, drained, large_moved;
 	u64 acquired_at_full;
 };
 
@@ -551,6 +552,16 @@ static void lru_add_fn(void *arg)
 	a->drained = true;
 	for (int i = PAGEVEC_SIZE; i < n; i++)
 		a->drained &= folio_test_lru(a->folios[i]);
+	/* a large folio takes the batch onto the LRU with it at once */
+	for (int i = 0; i < 6; i++)
+		a->more[i] = folio_alloc(i == 3 ? 2 : 0);
+	for (int i = 0; i < 4; i++)
+		folio_add_lru(a->more[i]);
+	a->large_moved = true;
+	for (int i = 0; i < 4; i++)
+		a->large_moved &= folio_test_lru(a->more[i]);
+	folio_add_lru(a->more[4]);
+	folio_add_lru(a->more[5]);
 }
 
 /* Holds the lruvec lock from t = 5 to 1005 (a reclaimer isolating a batch). */
@@ -591,17 +602,26 @@ static void test_lru_add_batch_and_lock(void)
 	EXPECT(a.on_lru_after_full);
 	EXPECT_EQ(a.acquired_at_full, 1);
 	EXPECT(a.drained);
-	/* the drain asked at 100 and was granted at 1005 */
-	EXPECT_EQ(root_lruvec.lru_lock.st.acquired, 3);
+	/* the drain asked at 100 and was granted at 1005; then the large folio's move */
+	EXPECT_EQ(root_lruvec.lru_lock.st.acquired, 4);
 	EXPECT_EQ(root_lruvec.lru_lock.st.contended, 1);
 	EXPECT_EQ(root_lruvec.lru_lock.st.wait_ns, 905);
 	EXPECT_EQ(sim_agent(e, 0)->clock, 1005);
 	/* the word went adder -> reclaimer -> adder: two transfers */
 	EXPECT_EQ(hw_events.v[EV_lru_lock_bounce] - bounces, 2);
+	EXPECT(a.large_moved);
+	/* the last two wait in the finished task's batch until lru_add_drain_all */
+	EXPECT_EQ(tasks[0].lru_add_nr, 2);
+	EXPECT(!folio_test_lru(a.more[4]) && !folio_test_lru(a.more[5]));
+	lru_add_drain_all();
 	EXPECT_EQ(tasks[0].lru_add_nr, 0);
+	EXPECT(folio_test_lru(a.more[4]) && folio_test_lru(a.more[5]));
+	EXPECT_EQ(folio_ref_count(a.more[5]), 1);
 	sim_engine_destroy(e);
 	for (int i = 0; i < PAGEVEC_SIZE + 5; i++)
 		folios_put_refs_one(a.folios[i], 1);
+	for (int i = 0; i < 6; i++)
+		folios_put_refs_one(a.more[i], 1);
 	r_teardown(&r);
 	EXPECT_EQ(hw_violations.total, 0);
 }

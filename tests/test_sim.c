@@ -586,6 +586,46 @@ static void test_spinlock_word_bounces(void)
 	sim_engine_destroy(e);
 }
 
+static bool yield_flag;
+static int yield_spins;
+
+/* Retries at no cost until the other agent has run: only a yield lets it. */
+static void yield_spinner(void *arg)
+{
+	(void)arg;
+	while (!yield_flag && yield_spins < 1000) {
+		yield_spins++;
+		sim_sync();
+		if (!yield_flag)
+			sim_yield();
+	}
+}
+
+static void yield_setter(void *arg)
+{
+	(void)arg;
+	yield_flag = true;
+}
+
+static void test_yield_runs_equal_clocks(void)
+{
+	/*
+	 * Both agents at clock 0: sim_sync lets the lower id (the spinner)
+	 * run on, so without sim_yield it would spin its 1000 times; the
+	 * yield hands over to the setter at once.
+	 */
+	struct sim_engine *e = new_engine(1, 0);
+
+	yield_flag = false;
+	yield_spins = 0;
+	sim_agent_create(e, "spinner", "kswapd", yield_spinner, NULL);
+	sim_agent_create(e, "setter", "reclaim", yield_setter, NULL);
+	EXPECT_EQ(sim_run(e), 0);
+	EXPECT(yield_flag);
+	EXPECT_EQ(yield_spins, 1);
+	sim_engine_destroy(e);
+}
+
 /* ---- frames ---- */
 
 static void frames_recursive(void *arg)
@@ -1251,6 +1291,7 @@ static const struct ktap_case cases[] = {
 	{ "spinlock_fifo", test_spinlock_fifo },
 	{ "wait_charged_to_lock_frame", test_wait_charged_to_lock_frame },
 	{ "spinlock_word_bounces", test_spinlock_word_bounces },
+	{ "yield_runs_equal_clocks", test_yield_runs_equal_clocks },
 	{ "frames_inclusive_and_self", test_frames_inclusive_and_self },
 	{ "callgraph_keeps_paths", test_callgraph_keeps_paths },
 	{ "callgraph_folds_beyond_its_limit", test_callgraph_folds_beyond_its_limit },

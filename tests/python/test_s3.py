@@ -3,6 +3,7 @@
 ample, the seed's mechanism and the invariants under memory pressure,
 determinism, and the bad-input lines."""
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -176,3 +177,24 @@ def test_bad_input_one_line(args, needle):
     assert p.returncode != 0 and p.stdout == ""
     line, = p.stderr.strip().splitlines()
     assert needle in line
+
+
+def test_free_reclaim_passes_do_not_livelock(tmp_path):
+    # A profile where a reclaim pass outside the LRU costs nothing
+    # (shrink_slab 0): kswapd retrying passes that find the generation
+    # being made by a direct reclaimer waiting for the lru_lock at the
+    # same clock must let it run (cond_resched), not spin forever.
+    (tmp_path / "profiles").mkdir()
+    src = (ROOT / "profiles" / "x86-kvm-host.prof").read_text()
+    assert "\ncost.shrink_slab = " in src
+    prof = "".join("cost.shrink_slab = 0\n" if l.startswith("cost.shrink_slab =") else l
+                   for l in src.splitlines(keepends=True))
+    (tmp_path / "profiles" / "x86-kvm-host.prof").write_text(prof)
+    p = subprocess.run([PTELAB, "run", "max-guest-memory", "--arch", "x86", "--size", "128M",
+                        "--host-memory", "96M", "--vcpus", "4", "--variant", "v2", "--json",
+                        "--timeout", "60"], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "PTELAB_HOME": str(tmp_path)})
+    assert p.returncode == 0, p.stderr
+    j = json.loads(p.stdout)
+    assert j["invariants"]["ok"], j["invariants"]
+    assert j["events"]["shrink_slab"] > 0 and j["results"]["kswapd_reclaimed"] > 0
