@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/fidelity.h"
 #include "kernel/backend.h"
 #include "kernel/spawn.h"
 
@@ -336,6 +337,8 @@ static int s5_run(const char *out_dir, u64 size)
 				if (!published_get("S5", s5_rows[r], "before", &vb, NULL) &&
 				    !published_get("S5", s5_rows[r], "after", &va, NULL))
 					snprintf(pc, sizeof(pc), "%+.0f%%", (va / vb - 1) * 100);
+				fidelity_add("S5", s5_rows[r], "before", FID_TIME, t[0] / 1e3, &o.prof);
+				fidelity_add("S5", s5_rows[r], "after", FID_TIME, t[1] / 1e3, &o.prof);
 			}
 			printf("%-7s %10.2f %10.2f %+7.0f%% %8.1fx %8.1fx | %10s %10s %8s\n",
 			       s5_rows[r], t[0], t[1], (t[1] / t[0] - 1) * 100,
@@ -509,6 +512,7 @@ static int s4_run(const char *out_dir, u64 size)
 			snprintf(row, sizeof(row), "%.*s", n, rows[r].label);
 			if (!published_get("S4", row, col + 1, &v, NULL))
 				snprintf(pub, sizeof(pub), "%.4g", v);
+			fidelity_add("S4", row, col + 1, FID_TIME, secs, &o->prof);
 			if (!strcmp(row, "total"))
 				snprintf(prow, sizeof(prow), "profile-%s", col + 1);
 			else
@@ -517,6 +521,7 @@ static int s4_run(const char *out_dir, u64 size)
 				snprintf(pubsh, sizeof(pubsh), "%.2f%%", v);
 				snprintf(pubfr, sizeof(pubfr), "%.5f", v / 100); /* a fraction, as the lab's */
 			}
+			fidelity_add("S4", prow, "contpte_ptep_get", FID_SHARE, fself * 100, &o->prof);
 		}
 		fmt_rel(rel, sizeof(rel), rows, outs, ran, r);
 		printf("%-22s %9.3f %9.2f %9.2f %8.1f%% %8.1f%% %9s | %9s %9s\n", rows[r].label, secs,
@@ -553,6 +558,7 @@ static int s2_run(const char *out_dir, u64 size)
 	double t[ARRAY_SIZE(variants)][2];
 	bool full = size == SZ_1G;
 	int failed = 0;
+	static struct profile prof1; /* the one-node runs' (fidelity) */
 
 	for (unsigned int v = 0; v < ARRAY_SIZE(variants); v++) {
 		static struct run_out o, one_node;
@@ -578,6 +584,7 @@ static int s2_run(const char *out_dir, u64 size)
 				return -1;
 			if (!n) {
 				one_node = o;
+				prof1 = o.prof;
 				snprintf(row1, sizeof(row1), "%s", row);
 			}
 			failed |= !o.ok;
@@ -593,8 +600,10 @@ static int s2_run(const char *out_dir, u64 size)
 		double p1 = (t[v][0] / t[0][0] - 1) * 100, p2 = (t[v][1] / t[0][1] - 1) * 100, pub;
 		char ps[32] = "-", c1[32];
 
-		if (v && full && !published_get("S2", variants[v], "one-node", &pub, NULL))
+		if (v && full && !published_get("S2", variants[v], "one-node", &pub, NULL)) {
 			snprintf(ps, sizeof(ps), "%+.0f%%", pub);
+			fidelity_add("S2", variants[v], "one-node", FID_PERCENT, p1, &prof1);
+		}
 		printf("%-12s %+13.1f%% %+13.1f%% | %16s\n", variants[v], p1, p2, v ? ps : "(base)");
 		if (tsv)
 			fprintf(tsv, "%s\t%.2f\t%.2f\t%s\n", variants[v], p1, p2,
@@ -654,8 +663,11 @@ static int s1_run(const char *out_dir, u64 size)
 
 		if (!ran[r])
 			continue;
-		if (full && r < 2 && !published_get("S1", "mglru", r == 0 ? "before" : "after", &v, NULL))
+		if (full && r < 2 && !published_get("S1", "mglru", r == 0 ? "before" : "after", &v, NULL)) {
 			snprintf(pub, sizeof(pub), "%.3f", v);
+			fidelity_add("S1", "mglru", r == 0 ? "before" : "after", FID_TIME,
+				     o->modelled_ns / 1e9, &o->prof);
+		}
 		fmt_rel(rel, sizeof(rel), rows, outs, ran, r);
 		printf("%-18s %11.3f %13llu %13llu %10s | %12s\n", rows[r].label, o->modelled_ns / 1e9,
 		       (unsigned long long)o->r.measured.v[EV_young_read],
@@ -806,6 +818,9 @@ static int s3_run(const char *out_dir, u64 size)
 			continue;
 		if (rows[r].pub_row && !published_get("S3", rows[r].pub_row, rows[r].pub_col, &v, NULL)) {
 			snprintf(pub, sizeof(pub), "%.0f", v);
+			if (size == SZ_1G)
+				fidelity_add("S3", rows[r].pub_row, rows[r].pub_col, FID_TIME,
+					     o->modelled_ns / 1e9 * full, &o->prof);
 			if (b >= 0 && !published_get("S3", rows[b].pub_row, rows[b].pub_col, &vb, NULL))
 				snprintf(prel, sizeof(prel), "%.3f", v / vb);
 		}
@@ -851,6 +866,10 @@ static int s3_run(const char *out_dir, u64 size)
 				snprintf(pb, sizeof(pb), "%.2f", x);
 			if (!published_get("S3", ra, fn, &x, NULL))
 				snprintf(pa, sizeof(pa), "%.2f", x);
+			if (size == SZ_1G) {
+				fidelity_add("S3", rb, fn, FID_SHARE, s3_branch_share(ob, fn), &ob->prof);
+				fidelity_add("S3", ra, fn, FID_SHARE, s3_branch_share(oa, fn), &oa->prof);
+			}
 			printf("%-36s %8.2f %8.2f | %10s %10s\n", fn, s3_branch_share(ob, fn),
 			       s3_branch_share(oa, fn), pb, pa);
 		}
@@ -930,7 +949,7 @@ static double left_s(const unsigned int *sel, int n, const int *order, int start
 
 static int run_parallel(const unsigned int *sel, int n, int jobs, const char *out_dir, u64 size)
 {
-	FILE *outs[ARRAY_SIZE(experiments)] = { NULL };
+	FILE *outs[ARRAY_SIZE(experiments)] = { NULL }, *fids[ARRAY_SIZE(experiments)] = { NULL };
 	pid_t pids[ARRAY_SIZE(experiments)];
 	int status[ARRAY_SIZE(experiments)], order[ARRAY_SIZE(experiments)];
 	bool done[ARRAY_SIZE(experiments)] = { false };
@@ -954,7 +973,8 @@ static int run_parallel(const unsigned int *sel, int n, int jobs, const char *ou
 			int i = order[started++];
 
 			outs[i] = tmpfile();
-			if (!outs[i]) {
+			fids[i] = tmpfile();
+			if (!outs[i] || !fids[i]) {
 				fprintf(stderr, "ptelab: error: cannot create a temporary file: %s\n",
 					strerror(errno));
 				return 2;
@@ -969,6 +989,7 @@ static int run_parallel(const unsigned int *sel, int n, int jobs, const char *ou
 				int r;
 
 				dup2(fileno(outs[i]), 1);
+				fidelity_record_to(fids[i]);
 				r = run_experiment(&experiments[sel[i]], out_dir, size);
 				fflush(NULL);
 				_exit(r < 0 ? 100 + fatal : r ? 1 : 0);
@@ -1021,6 +1042,11 @@ static int run_parallel(const unsigned int *sel, int n, int jobs, const char *ou
 			}
 		}
 	}
+	if (!bad)
+		fidelity_print(fids, n);
+	for (int i = 0; i < n; i++)
+		if (fids[i])
+			fclose(fids[i]);
 	return bad ? bad : rc;
 }
 
@@ -1120,6 +1146,9 @@ int cmd_reproduce(int argc, char **argv)
 			return rc;
 	} else {
 		double t0 = wall_s(), total_w = 0, done_w = 0;
+		FILE *fid = tmpfile(); /* NULL: no fidelity table, the experiments still run */
+
+		fidelity_record_to(fid);
 
 		for (int i = 0; i < nr_sel; i++)
 			total_w += experiments[sel[i]].host_s;
@@ -1139,6 +1168,11 @@ int cmd_reproduce(int argc, char **argv)
 					fprintf(stderr, "; about %.0f s to go", el * (total_w - done_w) / done_w);
 				fputc('\n', stderr);
 			}
+		}
+		fidelity_record_to(NULL);
+		if (fid) {
+			fidelity_print(&fid, 1);
+			fclose(fid);
 		}
 	}
 	if (out_dir) {

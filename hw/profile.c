@@ -89,7 +89,15 @@ int profile_parse(FILE *f, const char *where, const char *name, struct profile *
 			}
 			p->cost[ev] = v;
 			costed[ev] = true;
-		} else if (!strcmp(key, "fit.free") || !strcmp(key, "fit.on") ||
+		} else if (!strcmp(key, "fit.on")) {
+			/* tools/fit.py's: the figures it fitted on (reproduce marks them) */
+			if (strlen(val) >= sizeof(p->fit_on)) {
+				snprintf(err, errlen, "%s:%d: fit.on is longer than %zu characters", where,
+					 lineno, sizeof(p->fit_on) - 1);
+				return -1;
+			}
+			snprintf(p->fit_on, sizeof(p->fit_on), "%s", val);
+		} else if (!strcmp(key, "fit.free") ||
 			   !strcmp(key, "derive.from") || !strcmp(key, "derive.scale")) {
 			/*
 			 * tools/fit.py's: the costs it solves, the figures it fitted

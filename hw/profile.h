@@ -17,6 +17,7 @@ struct profile {
 	char arch[16];
 	char description[200];
 	char fitted_on[1024];
+	char fit_on[1024];      /* fit.on: the published figures the fit used (space-separated keys) */
 	double cost[NR_HW_EVENTS];
 	/* each CPU's data cache (hw/cache.h): size 0, no cache model */
 	unsigned int cache_kb, cache_ways;

@@ -176,24 +176,30 @@ static struct sim_ctx *pick_next(struct sim_engine *e)
 	return &n->ctx;
 }
 
+/* a (running, collected) hands the CPU to the earliest runnable agent. */
+static inline void switch_to_top(struct sim_engine *e, struct sim_agent *a)
+{
+	struct sim_agent *n = heap_replace_top(e, a);
+
+	a->state = SIM_RUNNABLE;
+	n->state = SIM_RUNNING;
+	set_current(n);
+	e->nr_switches++;
+	sim_ctx_switch(&a->ctx, &n->ctx);
+}
+
 /* a (running, collected) lets an earlier runnable agent go first. */
 static inline void sync_collected(struct sim_agent *a)
 {
 	struct sim_engine *e = a->eng;
 	struct heap_ent me = ent_of(a);
-	struct sim_agent *n;
 
 	if (!e->heap_n || !ent_before(&e->heap[0], &me))
 		return;
 	/* within the quantum of the earliest runnable agent: run on */
 	if (e->cfg.sync_quantum_ns && e->heap[0].clock + e->cfg.sync_quantum_ns > a->clock)
 		return;
-	n = heap_replace_top(e, a);
-	a->state = SIM_RUNNABLE;
-	n->state = SIM_RUNNING;
-	set_current(n);
-	e->nr_switches++;
-	sim_ctx_switch(&a->ctx, &n->ctx);
+	switch_to_top(e, a);
 }
 
 static void agent_entry(void)
@@ -389,21 +395,12 @@ void sim_sync(void)
 void sim_yield(void)
 {
 	struct sim_agent *a = sim_current_agent;
-	struct sim_engine *e;
-	struct sim_agent *n;
 
 	if (!a)
 		return;
 	collect(a);
-	e = a->eng;
-	if (!e->heap_n || e->heap[0].clock > a->clock)
-		return;
-	n = heap_replace_top(e, a);
-	a->state = SIM_RUNNABLE;
-	n->state = SIM_RUNNING;
-	set_current(n);
-	e->nr_switches++;
-	sim_ctx_switch(&a->ctx, &n->ctx);
+	if (a->eng->heap_n && a->eng->heap[0].clock <= a->clock)
+		switch_to_top(a->eng, a);
 }
 
 void sim_spin_to_next(void)
