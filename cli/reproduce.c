@@ -755,7 +755,7 @@ static int s3_run(const char *out_dir, u64 size)
 		{ "mglru after", "x86", "v1", "mglru", NULL, SZ_4K, "mglru", "after", 0, 2.0 },
 		{ "v2 before", "x86", "v2", "mglru", "spte-test-clear-young", SZ_4K, "v2", "before", -1, 2.0 },
 		{ "v2 after", "x86", "v2", "mglru", NULL, SZ_4K, "v2", "after", 2, 2.4 },
-		{ "classic (base)", "x86", "v1", "classic", "spte-test-clear-young", SZ_4K, NULL, NULL, -1, 3.0 },
+		{ "classic before", "x86", "v1", "classic", "spte-test-clear-young", SZ_4K, "classic", "before", -1, 3.0 },
 		{ "arm64 6.12 64K", "arm64", "6.12", "mglru", NULL, SZ_64K, NULL, NULL, -1, 1.8 },
 		{ "arm64 7.3 64K", "arm64", "7.3", "mglru", NULL, SZ_64K, NULL, NULL, 5, 0.8 },
 	};

@@ -58,13 +58,12 @@ static bool pgdat_balanced(void)
  * kswapd_failures back to 0 after a shrink_node that freed r pages, by
  * era: 7.2+ only if that balanced the node (kswapd_try_clear_hopeless:
  * direct reclaim's progress alone does not make kswapd useful again);
- * MGLRU 6.3 .. 6.11 always ("kswapd should never fail"; the lab's variant
- * there is v2); otherwise on any progress.
+ * MGLRU 6.3 .. 6.11 always ("kswapd should never fail"; the lab's
+ * variants there are S3's v1 and v2); otherwise on any progress.
  */
 static void clear_kswapd_failures(u64 r)
 {
-	bool mglru_never_fails = lru_gen_enabled && !mm_sw.lru_gen_aging_6_1 &&
-				 !mm_sw.lru_gen_stop_at_high_wmark;
+	bool mglru_never_fails = lru_gen_enabled && !mm_sw.lru_gen_stop_at_high_wmark;
 
 	if (mglru_never_fails) {
 		node_data.kswapd_failures = 0;
@@ -154,10 +153,12 @@ static void balance_pgdat(void)
 			balanced = true;
 			break;
 		}
-		/* kswapd_age_node: background aging before the pass */
-		if (lru_gen_enabled)
-			lru_gen_age_node(&sc);
-		else
+		/*
+		 * kswapd_age_node: the classic LRU's inactive anon balance;
+		 * MGLRU (6.3+) ages in the eviction path instead, its
+		 * lru_gen_age_node checks only min_ttl (not modelled)
+		 */
+		if (!lru_gen_enabled)
 			age_active_anon(sc.stat);
 		sc.nr_scanned = 0;
 		if (kswapd_shrink_node(&sc))

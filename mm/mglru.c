@@ -940,7 +940,7 @@ static int scan_folios(struct lruvec *lruvec, struct reclaim_stat *rs, int remai
  * different batches: a folio isolated here is off every list until then.
  */
 static u64 evict_folios(struct lruvec *lruvec, struct scan_control *sc, int nr_to_scan,
-			int *nr_scanned, bool *need_swapping)
+			int *nr_scanned)
 {
 	PERF_FUNC();
 	struct reclaim_stat *rs = sc->stat;
@@ -976,9 +976,6 @@ static u64 evict_folios(struct lruvec *lruvec, struct scan_control *sc, int nr_t
 		long nr = folio_nr_pages(folio);
 
 		sim_frame_enter(frame);
-		/* 6.1: an anon (swap-backed) batch is one that needs swapping */
-		if (need_swapping && folio_test_swapbacked(folio))
-			*need_swapping = true;
 		/* folio_trylock: one still being read in (read ahead) is kept */
 		if (folio_readahead_busy(folio)) {
 			list[kept++] = list[i];
@@ -1026,22 +1023,21 @@ static u64 evict_folios(struct lruvec *lruvec, struct scan_control *sc, int nr_t
 }
 
 /* One eviction batch; what it looked at and freed counts in sc. */
-static u64 evict_batch(struct lruvec *lruvec, struct scan_control *sc, int nr_to_scan, int *delta,
-		       bool *need_swapping)
+static u64 evict_batch(struct lruvec *lruvec, struct scan_control *sc, int nr_to_scan, int *delta)
 {
 	int frame = SIM_FRAME("evict_folios");
 	u64 r;
 
 	sim_frame_enter(frame);
-	r = evict_folios(lruvec, sc, nr_to_scan, delta, need_swapping);
+	r = evict_folios(lruvec, sc, nr_to_scan, delta);
 	sim_frame_exit(frame);
 	return r;
 }
 
 /*
- * Cgroup reclaim (memory.reclaim) after an aging attempt, by era: 6.1
- * and 6.2 go on evicting once the generation is there; 6.3 .. 7.1 stop
- * scanning the lruvec (get_nr_to_scan's -1 or 0); 7.2+ go on (the
+ * Cgroup reclaim (memory.reclaim) after an aging attempt, by era:
+ * 6.3 .. 7.1 stop scanning the lruvec (get_nr_to_scan's -1 or 0); 7.2+
+ * go on (the
  * rotation of try_to_shrink_lruvec is root reclaim's). memory.reclaim's
  * priorities are not modelled: it reclaims as at priority 0, one pass
  * over the LRU at most.
@@ -1051,7 +1047,7 @@ u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, struct recla
 	PERF_FUNC();
 	struct lru_gen_folio *lrugen = &lruvec->lrugen;
 	int batch = mm_sw.lru_gen_7_2 ? MIN_LRU_BATCH : MAX_LRU_BATCH;
-	bool stop = !mm_sw.lru_gen_aging_6_1 && !mm_sw.lru_gen_7_2;
+	bool stop = !mm_sw.lru_gen_7_2;
 	struct scan_control sc = { .stat = rs };
 	u64 reclaimed = 0, total = 0, lru_size = 0;
 	int idle = 0;
@@ -1067,7 +1063,7 @@ u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, struct recla
 				break;
 		}
 		int scanned;
-		u64 r = evict_batch(lruvec, &sc, batch, &scanned, NULL);
+		u64 r = evict_batch(lruvec, &sc, batch, &scanned);
 
 		reclaimed += r;
 		total += (u64)scanned;
@@ -1146,89 +1142,6 @@ static bool free_above(u64 mark)
 }
 
 /*
- * 6.1 and 6.2 (v1's base) get_nr_to_scan: no aging at DEF_PRIORITY;
- * kswapd leaves it to lru_gen_age_node; direct reclaim ages (and may wait
- * for another walker) and, once the generation is there (made by it or
- * another), goes on with its scan.
- */
-static u64 get_nr_to_scan_6_1(struct lruvec *lruvec, struct scan_control *sc, bool *need_aging)
-{
-	struct lru_gen_folio *lrugen = &lruvec->lrugen;
-	u64 max_seq = lrugen->max_seq, total, nr_to_scan;
-
-	*need_aging = should_run_aging_6x(lruvec, &total);
-	nr_to_scan = total >> sc->priority;
-	if (!*need_aging)
-		return nr_to_scan;
-	/* skip the aging path at the default priority */
-	if (sc->priority != DEF_PRIORITY) {
-		/* leave the work to lru_gen_age_node() */
-		if (current_is_kswapd())
-			return 0;
-		if (try_to_inc_max_seq(lruvec, max_seq, sc->priority, sc->stat))
-			return nr_to_scan;
-	}
-	return lrugen->min_seq + MIN_NR_GENS <= lrugen->max_seq ? nr_to_scan : 0;
-}
-
-/*
- * 6.1 and 6.2 should_abort_scan: direct reclaim stops once it saw the
- * lruvec aged twice, or has what it wanted and had to swap; at
- * DEF_PRIORITY - 2 and below, a reclaimer that got its share (kswapd:
- * nr_to_reclaim since lru_gen_age_node) stops when free memory is above
- * its watermark (kswapd: high, direct: low), crediting itself a batch.
- */
-static bool should_abort_scan_6_1(const struct lruvec *lruvec, u64 seq, struct scan_control *sc,
-				  bool need_swapping)
-{
-	if (!current_is_kswapd()) {
-		/* age each memcg at most once to ensure fairness */
-		if (lruvec->lrugen.max_seq - seq > 1)
-			return true;
-		/* over-swapping can increase allocation latency */
-		if (sc->nr_reclaimed >= sc->nr_to_reclaim && need_swapping)
-			return true;
-	} else if (sc->nr_reclaimed - sc->last_reclaimed < sc->nr_to_reclaim) {
-		return false;
-	}
-	/* keep scanning at low priorities to ensure fairness */
-	if (sc->priority > DEF_PRIORITY - 2)
-		return false;
-	if (!free_above(current_is_kswapd() ? node_data.watermark[WMARK_HIGH]
-					    : node_data.watermark[WMARK_LOW]))
-		return false;
-	sc->nr_reclaimed += MIN_LRU_BATCH;
-	return true;
-}
-
-/* 6.1 and 6.2 lru_gen_shrink_lruvec (root reclaim) */
-static u64 lru_gen_shrink_lruvec_6_1(struct lruvec *lruvec, struct scan_control *sc)
-{
-	u64 seq = lruvec->lrugen.max_seq, start = sc->nr_reclaimed, reclaimed = 0, scanned = 0;
-	bool need_aging = false, need_swapping = false;
-
-	for (;;) {
-		u64 nr_to_scan = get_nr_to_scan_6_1(lruvec, sc, &need_aging);
-		int delta;
-
-		if (!nr_to_scan)
-			return reclaimed;
-		reclaimed += evict_batch(lruvec, sc, MAX_LRU_BATCH, &delta, &need_swapping);
-		if (!delta)
-			return reclaimed;
-		scanned += (u64)delta;
-		if (scanned >= nr_to_scan)
-			break;
-		if (should_abort_scan_6_1(lruvec, seq, sc, need_swapping))
-			break;
-	}
-	/* see the comment in lru_gen_age_node() */
-	if (sc->nr_reclaimed - start >= MIN_LRU_BATCH && !need_aging)
-		sc->memcgs_need_aging = false;
-	return reclaimed;
-}
-
-/*
  * 6.3 .. 7.1 get_nr_to_scan: at DEF_PRIORITY, or when the generations
  * need no aging, scan; otherwise age and stop scanning this lruvec ("low
  * on cold folios"): -1 if this reclaimer made the generation, 0 if not.
@@ -1262,7 +1175,7 @@ static bool should_abort_scan(struct scan_control *sc)
 	return free_above(node_data.watermark[WMARK_HIGH] + MIN_LRU_BATCH);
 }
 
-/* 6.3 .. 7.1 try_to_shrink_lruvec */
+/* 6.3 .. 7.1 try_to_shrink_lruvec (S3's v1 and v2 bases) */
 static u64 try_to_shrink_lruvec_6_4(struct lruvec *lruvec, struct scan_control *sc)
 {
 	u64 reclaimed = 0, scanned = 0;
@@ -1273,7 +1186,7 @@ static u64 try_to_shrink_lruvec_6_4(struct lruvec *lruvec, struct scan_control *
 
 		if (nr_to_scan <= 0)
 			break;
-		reclaimed += evict_batch(lruvec, sc, MAX_LRU_BATCH, &delta, NULL);
+		reclaimed += evict_batch(lruvec, sc, MAX_LRU_BATCH, &delta);
 		if (!delta)
 			break;
 		scanned += (u64)delta;
@@ -1322,7 +1235,7 @@ static u64 try_to_shrink_lruvec(struct lruvec *lruvec, struct scan_control *sc)
 			should_age = true;
 		}
 		reclaimed += evict_batch(lruvec, sc, (int)min(nr_to_scan, (long)MIN_LRU_BATCH),
-					 &delta, NULL);
+					 &delta);
 		if (!delta)
 			break;
 		if (should_abort_scan(sc))
@@ -1376,46 +1289,20 @@ static void set_initial_priority(struct scan_control *sc)
 }
 
 /*
- * 6.1 and 6.2 lru_gen_age_node: kswapd ages before each of
- * balance_pgdat's passes, unless its last pass freed a batch without
- * needing aging (memcgs_need_aging). Later kernels age in the eviction
- * path only.
- */
-void lru_gen_age_node(struct scan_control *sc)
-{
-	PERF_FUNC();
-	u64 total;
-
-	if (!mm_sw.lru_gen_aging_6_1)
-		return;
-	sc->last_reclaimed = sc->nr_reclaimed;
-	if (!sc->memcgs_need_aging) {
-		sc->memcgs_need_aging = true;
-		return;
-	}
-	if (should_run_aging_6x(&root_lruvec, &total))
-		try_to_inc_max_seq(&root_lruvec, root_lruvec.lrugen.max_seq, sc->priority, sc->stat);
-}
-
-/*
- * lru_gen_shrink_node (6.3+; 6.1's shrink_lruvec for the root): the
- * node's one lruvec.
+ * lru_gen_shrink_node (6.3+): the node's one lruvec (shrink_one), kswapd
+ * counting this pass's reclaim only.
  */
 u64 lru_gen_shrink_node(struct scan_control *sc)
 {
 	PERF_FUNC();
-	bool per_pass = !mm_sw.lru_gen_aging_6_1 && current_is_kswapd();
+	bool per_pass = current_is_kswapd();
 	u64 before = sc->nr_reclaimed, r;
 
 	lru_add_drain(); /* this CPU's batches onto the LRU first */
-	if (!mm_sw.lru_gen_aging_6_1)
-		set_initial_priority(sc);
-	/* 6.3+: kswapd's should_abort_scan counts this pass's reclaim only */
+	set_initial_priority(sc);
 	if (per_pass)
 		sc->nr_reclaimed = 0;
-	if (mm_sw.lru_gen_aging_6_1)
-		r = lru_gen_shrink_lruvec_6_1(&root_lruvec, sc);
-	else if (!mm_sw.lru_gen_7_2)
+	if (!mm_sw.lru_gen_7_2)
 		r = try_to_shrink_lruvec_6_4(&root_lruvec, sc);
 	else
 		r = try_to_shrink_lruvec(&root_lruvec, sc);

@@ -34,11 +34,9 @@ struct reclaim_stat {
  */
 struct scan_control {
 	u64 nr_to_reclaim;
-	u64 nr_reclaimed;       /* may be ahead of what was: 6.1's should_abort_scan credits a batch */
+	u64 nr_reclaimed;
 	u64 nr_scanned;         /* this priority's pass */
-	u64 last_reclaimed;     /* 6.1 kswapd: nr_reclaimed when lru_gen_age_node ran */
 	int priority;
-	bool memcgs_need_aging; /* 6.1 kswapd: lru_gen_age_node's "skip the aging" flag */
 	/* classic: an active list left alone (inactive not low); deactivate regardless */
 	bool skipped_deactivate, force_deactivate;
 	struct reclaim_stat *stat;
@@ -100,8 +98,6 @@ bool lru_gen_walk_on(const struct mm_struct *mm);
 u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, struct reclaim_stat *rs);
 /* root reclaim (kswapd, an allocation) at sc->priority; returns the pages it freed */
 u64 lru_gen_shrink_node(struct scan_control *sc);
-/* kswapd_age_node's MGLRU side, before each of balance_pgdat's passes */
-void lru_gen_age_node(struct scan_control *sc);
 /* pmd: an entry of a page table from hw_pt_alloc (hashed by table id and index) */
 bool test_bloom_filter(struct lruvec *lruvec, u64 seq, const void *pmd);
 void update_bloom_filter(struct lruvec *lruvec, u64 seq, const void *pmd);

@@ -102,15 +102,16 @@ struct mm_switches {
 	bool lru_gen_7_2;
 	/*
 	 * MGLRU's aging as in 6.1 .. 6.3 (set by variant v1, the seed's
-	 * 6.2 base): of reclaimers that need aging at once, the walker that
-	 * finishes last makes the generation, the others return and direct
-	 * reclaimers wait for it (wait_event_killable), and a walk stops at
-	 * the next PUD once anyone waits. Off: 6.4+ ("mm: Multi-gen LRU:
-	 * remove wait_event_killable()"), where the reclaimer that finds the
+	 * base, mm-unstable of Feb 2023: 6.3-rc1's MGLRU): of reclaimers
+	 * that need aging at once, the walker that finishes last makes the
+	 * generation, the others return and direct reclaimers wait for it
+	 * (wait_event_killable), and a walk stops at the next PUD once
+	 * anyone waits. Off: 6.4+ ("mm: Multi-gen LRU: remove
+	 * wait_event_killable()"), where the reclaimer that finds the
 	 * iteration over makes the generation at once and a walk stops when
-	 * max_seq has moved. Root reclaim here is 6.1's and 6.2's (no
-	 * lru_gen_shrink_node, set_initial_priority or per-pass kswapd
-	 * accounting, which came in 6.3); no variant stands for 6.3.
+	 * max_seq has moved. Root reclaim is 6.3's either way
+	 * (lru_gen_shrink_node, try_to_shrink_lruvec: the published v1
+	 * profile has shrink_one and try_to_shrink_lruvec).
 	 */
 	bool lru_gen_aging_6_1;
 	/*

@@ -114,8 +114,8 @@ def _s3(size):
     host = scaled(256000000000, size) // S3_SCALE // mib2 * mib2
     full = S3_SCALE * (1 << 30) / size
 
-    def run(variant, before):
-        return (["max-guest-memory", "--arch", "x86", "--variant", variant, "--lru", "mglru",
+    def run(variant, before, lru="mglru"):
+        return (["max-guest-memory", "--arch", "x86", "--variant", variant, "--lru", lru,
                  "--size", str(guest), "--host-memory", str(host)] +
                 (["--without", "spte-test-clear-young"] if before else []))
 
@@ -138,6 +138,9 @@ def _s3(size):
             out.append(Figure("S3", row, col, "x86-kvm-host",
                               {"t": run(variant, col == "before")}, run2, simulated=True,
                               pair=f"S3:{row}:before" if col == "after" else None))
+    # v1's base with MGLRU off: the classic LRU, no change to compare with
+    out.append(Figure("S3", "classic", "before", "x86-kvm-host",
+                      {"t": run("v1", True, "classic")}, run2, simulated=True))
     # every published kswapd share: v1's and v2's profiles, before and after
     for key in published_rows():
         exp, row, fn = key.split(":")

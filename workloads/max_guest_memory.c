@@ -15,9 +15,10 @@
  * by the profile's cost of what it does, contending on kvm->mmu_lock and
  * the swap device. modelled_ns is run2's makespan.
  *
- * --variant names the kernel: v1 (default) is the seed's base (6.2:
- * host-only MGLRU scans, folio_referenced_one asking KVM per page under
- * the write lock, flushing when young), and with the seed on top unless
+ * --variant names the kernel: v1 (default) is the seed's base
+ * (mm-unstable of Feb 2023: 6.2's KVM, 6.3-rc1's MGLRU; host-only
+ * MGLRU scans, folio_referenced_one asking KVM per page under the
+ * write lock, flushing when young), and with the seed on top unless
  * --without spte-test-clear-young; v2 the seed's second posting, on
  * mm-unstable of May 2023 (6.4-rc) with "mm: rmap: Don't flush TLB after
  * checking PTE young" (folio_referenced_one calls clear_young, not
@@ -205,7 +206,7 @@ static int variant_config(const struct run_params *p, enum kvm_mmu_type type,
 	bool base = !strcmp(v, "v1") || !strcmp(v, "v2");
 
 	if (base) {
-		/* v1 on 6.2 (Feb 2023), v2 on mm-unstable of May 2023 (6.4-rc) */
+		/* v1 on mm-unstable of Feb 2023 (6.2's KVM), v2 on May 2023's (6.4-rc) */
 		*cfg = kvm_config_for(type, !strcmp(v, "v1") ? KVM_VERSION(6, 2) : KVM_VERSION(6, 4));
 		cfg->test_clear_young = mm_sw.spte_test_clear_young;
 		return 0;
