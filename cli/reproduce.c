@@ -498,7 +498,8 @@ static int s4_run(const char *out_dir, u64 size)
 		double per_get = (double)o->r.measured.v[EV_contpte_get_read] / gets;
 		double merges = (double)o->r.measured.v[EV_contpte_merge] / gets;
 		double share = (o->r.measured.v[EV_contpte_get_read] * o->prof.cost[EV_pte_read] +
-				o->r.measured.v[EV_contpte_merge] * o->prof.cost[EV_contpte_merge]) /
+				o->r.measured.v[EV_contpte_merge] * o->prof.cost[EV_contpte_merge] +
+				o->r.measured.v[EV_contpte_test] * o->prof.cost[EV_contpte_test]) /
 			       (o->modelled_ns ? o->modelled_ns : 1);
 		/* the modelled perf profile's frame (its self time: it calls nothing) */
 		double fself, fchildren;
@@ -536,7 +537,8 @@ static int s4_run(const char *out_dir, u64 size)
 	       "only). v7-*: its v7 scenarios (only mlock/munlock in the loop; entries young and dirty,\n"
 	       "one young, none), on mobile-arm64-soc (fitted on v7-young-dirty and v7-cold \"before\").\n"
 	       "Every other published figure is a prediction. vs before: modelled after / before;\n"
-	       "loads, folds: pte_read and contpte_merge per gather; gather share: their modelled time;\n"
+	       "loads, folds: pte_read and contpte_merge per gather; gather share: their modelled time\n"
+	       "and contpte_test's (a second bit test of an entry loaded);\n"
 	       "ptep_get share: contpte_ptep_get's self share of the modelled perf profile, as perf's\n"
 	       "overhead column shows it.\n");
 	if (jsonl)

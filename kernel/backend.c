@@ -155,16 +155,29 @@ static unsigned int gather_merges(struct kernel_backend *kb, pte_t *ptep, u64 re
 	return dirty + young;
 }
 
-/* Gathers are what S4 shortens: count them, the loads and the folds inside them. */
+/* the tree's dirty/young tests (arch/arm64/pte.h counts them in its code) */
+unsigned long ptelab_pte_bit_tests;
+
+/* a gather's tests beyond one per entry it loaded (contpte_test) */
+static u64 gather_extra_tests(unsigned long tests, u64 loads)
+{
+	return tests > loads ? tests - loads : 0;
+}
+
+/* Gathers are what S4 shortens: count them, the loads, folds and tests inside them. */
 pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 {
 	struct kernel_backend *kb = current_kernel();
 	u64 reads = hw_events.v[EV_pte_read];
+	unsigned long tests = ptelab_pte_bit_tests;
 	pte_t pte = kb ? kb->real_ptep_get(ptep, orig_pte) : orig_pte;
 
 	reads = hw_events.v[EV_pte_read] - reads;
-	if (kb)
+	tests = ptelab_pte_bit_tests - tests;
+	if (kb) {
 		hw_count(EV_contpte_merge, gather_merges(kb, ptep, reads));
+		hw_count(EV_contpte_test, gather_extra_tests(tests, reads));
+	}
 	hw_count(EV_contpte_get, 1);
 	hw_count(EV_contpte_get_read, reads);
 	return pte;
@@ -174,12 +187,16 @@ pte_t contpte_ptep_get_lockless(pte_t *orig_ptep)
 {
 	struct kernel_backend *kb = current_kernel();
 	u64 reads = hw_events.v[EV_pte_read];
+	unsigned long tests = ptelab_pte_bit_tests;
 	pte_t pte = kb ? kb->real_ptep_get_lockless(orig_ptep) : __ptep_get(orig_ptep);
 
 	reads = hw_events.v[EV_pte_read] - reads;
+	tests = ptelab_pte_bit_tests - tests;
 	/* its first load is of the entry asked for; the block's follow */
 	if (kb && reads > 1 && pte_valid_cont(pte))
 		hw_count(EV_contpte_merge, gather_merges(kb, orig_ptep, reads - 1));
+	if (kb)
+		hw_count(EV_contpte_test, gather_extra_tests(tests, reads));
 	hw_count(EV_contpte_get, 1);
 	hw_count(EV_contpte_get_read, reads);
 	return pte;

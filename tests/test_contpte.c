@@ -102,6 +102,48 @@ static void test_ptep_get_early_exit(void)
 	t_teardown(&t);
 }
 
+static u64 tests_of(pte_t *p)
+{
+	u64 before = hw_events.v[EV_contpte_test];
+
+	(void)ptep_get(p);
+	return hw_events.v[EV_contpte_test] - before;
+}
+
+/*
+ * A gather's bit tests beyond one per entry it loaded (contpte_test):
+ * the loop before S4 tests both bits of all 16 entries; S4's, once it
+ * has found one bit, tests only the other, once per entry it loads.
+ */
+static void test_ptep_get_extra_tests(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
+	t_touch(&t, 0, SZ_64K, true);
+	pte_t *p = t_ptep(&t, 0);
+	/* young and dirty: entry 0's dirty test, then its reload's young test */
+	EXPECT_EQ(tests_of(&p[5]), 0);
+	lab_switch_off("ptep-get-reread");
+	EXPECT_EQ(tests_of(&p[5]), 1);
+	lab_switch_off("ptep-get-early-exit");
+	EXPECT_EQ(tests_of(&p[5]), 16);
+	/* only entry 8 young: both bits up to it, then the dirty bit alone */
+	lab_switches_reset();
+	raw_age(p, 16);
+	p[8].pte |= A64_AF;
+	EXPECT_EQ(tests_of(&p[5]), 9);
+	lab_switch_off("ptep-get-early-exit");
+	EXPECT_EQ(tests_of(&p[5]), 16);
+	/* nothing young or dirty: both bits of every entry either way */
+	p[8].pte &= ~A64_AF;
+	EXPECT_EQ(tests_of(&p[5]), 16);
+	lab_switches_reset();
+	EXPECT_EQ(tests_of(&p[5]), 16);
+	EXPECT_EQ(hw_violations.total, 0);
+	t_teardown(&t);
+}
+
 static void test_young_batch_spanning_blocks(void)
 {
 	struct t_lab t;
@@ -458,6 +500,7 @@ static const struct ktap_case cases[] = {
 	{ "no_contpte_switch", test_no_contpte_switch },
 	{ "ptep_get_gathers_any_entry", test_ptep_get_gathers_any_entry },
 	{ "ptep_get_early_exit", test_ptep_get_early_exit },
+	{ "ptep_get_extra_tests", test_ptep_get_extra_tests },
 	{ "young_batch_spanning_blocks", test_young_batch_spanning_blocks },
 	{ "young_batch_first_not_cont", test_young_batch_first_not_cont },
 	{ "get_and_clear_unfolds_only_partial_ends", test_get_and_clear_unfolds_only_partial_ends },

@@ -446,15 +446,30 @@ static void __contpte_try_unfold(struct mm_struct *mm, unsigned long addr,
 	contpte_convert(mm, addr, ptep, pte);
 }
 
+/*
+ * A gather's dirty/young tests beyond one per entry it loaded
+ * (contpte_test): pte_read stands for a load and the compare-and-branch
+ * on it; the loop before S4 tests both bits of every entry, S4's only
+ * those it still needs.
+ */
+#define GTEST(bit, tests) ((*(tests))++, (bit))
+
+static inline u64 contpte_extra_tests(unsigned int tests, u64 loads)
+{
+	return tests > loads ? tests - loads : 0;
+}
+
 /* A gather, and the loads inside it, are what S4 shortens: count them. */
 static inline u64 contpte_gather_begin(void)
 {
 	return hw_events.v[EV_pte_read];
 }
 
-static inline pte_t contpte_gather_end(u64 reads, pte_t pte, unsigned int merges)
+static inline pte_t contpte_gather_end(u64 reads, pte_t pte, unsigned int merges,
+					unsigned int tests)
 {
 	hw_count(EV_contpte_merge, merges);
+	hw_count(EV_contpte_test, contpte_extra_tests(tests, hw_events.v[EV_pte_read] - reads));
 	hw_count(EV_contpte_get, 1);
 	hw_count(EV_contpte_get_read, hw_events.v[EV_pte_read] - reads);
 	return pte;
@@ -493,7 +508,7 @@ static inline __attribute__((always_inline)) pte_t gather_load(pte_t *ptep, stru
  */
 static inline __attribute__((always_inline)) pte_t gather(pte_t *ptep, pte_t orig_pte,
 							 struct raw_tally *t, pte_t **last, bool fast,
-							 unsigned int *merges)
+							 unsigned int *merges, unsigned int *tests)
 {
 	pte_t pte;
 	int i;
@@ -503,17 +518,17 @@ static inline __attribute__((always_inline)) pte_t gather(pte_t *ptep, pte_t ori
 
 		if (!arm64_sw.ptep_get_early_exit) {
 			/* before S4 (6.12): every entry */
-			if (pte_dirty(pte))
+			if (GTEST(pte_dirty(pte), tests))
 				orig_pte = pte_mkdirty(orig_pte), (*merges)++;
-			if (pte_young(pte))
+			if (GTEST(pte_young(pte), tests))
 				orig_pte = pte_mkyoung(orig_pte), (*merges)++;
 			continue;
 		}
 
-		if (pte_dirty(pte)) {
+		if (GTEST(pte_dirty(pte), tests)) {
 			orig_pte = pte_mkdirty(orig_pte), (*merges)++;
 			if (!arm64_sw.ptep_get_reread) {
-				if (pte_young(pte)) {
+				if (GTEST(pte_young(pte), tests)) {
 					orig_pte = pte_mkyoung(orig_pte), (*merges)++;
 					break;
 				}
@@ -522,7 +537,7 @@ static inline __attribute__((always_inline)) pte_t gather(pte_t *ptep, pte_t ori
 			}
 			for (; i < CONT_PTES; i++, ptep++) {
 				pte = gather_load(ptep, t, last, fast);
-				if (pte_young(pte)) {
+				if (GTEST(pte_young(pte), tests)) {
 					orig_pte = pte_mkyoung(orig_pte), (*merges)++;
 					break;
 				}
@@ -530,13 +545,13 @@ static inline __attribute__((always_inline)) pte_t gather(pte_t *ptep, pte_t ori
 			break;
 		}
 
-		if (pte_young(pte)) {
+		if (GTEST(pte_young(pte), tests)) {
 			orig_pte = pte_mkyoung(orig_pte), (*merges)++;
 			i++;
 			ptep++;
 			for (; i < CONT_PTES; i++, ptep++) {
 				pte = gather_load(ptep, t, last, fast);
-				if (pte_dirty(pte)) {
+				if (GTEST(pte_dirty(pte), tests)) {
 					orig_pte = pte_mkdirty(orig_pte), (*merges)++;
 					break;
 				}
@@ -551,17 +566,19 @@ static pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 {
 	PERF_FUNC();
 	struct raw_tally reads = { 0, 0 };
-	unsigned int merges = 0;
+	unsigned int merges = 0, tests = 0;
 	pte_t *last = NULL;
 
 	ptep = contpte_align_down(ptep);
 	if (hw_interleave.on) {
-		orig_pte = gather(ptep, orig_pte, &reads, &last, false, &merges);
+		orig_pte = gather(ptep, orig_pte, &reads, &last, false, &merges, &tests);
 		hw_count(EV_contpte_merge, merges);
+		hw_count(EV_contpte_test, contpte_extra_tests(tests, reads.reads));
 		return contpte_gather_counted(&reads, orig_pte);
 	}
-	orig_pte = gather(ptep, orig_pte, &reads, &last, true, &merges);
+	orig_pte = gather(ptep, orig_pte, &reads, &last, true, &merges, &tests);
 	hw_count(EV_contpte_merge, merges);
+	hw_count(EV_contpte_test, contpte_extra_tests(tests, reads.reads));
 	/*
 	 * The loads went up the block, each entry once but the dirty one
 	 * reloaded right after itself (a hit on the line it is in): the
@@ -595,7 +612,8 @@ static pte_t contpte_ptep_get_lockless(pte_t *orig_ptep)
 {
 	PERF_FUNC();
 	u64 reads = contpte_gather_begin();
-	unsigned int merges = 0; /* a retry's folds are work done too, as its loads */
+	/* a retry's folds and tests are work done too, as its loads */
+	unsigned int merges = 0, tests = 0;
 	pgprot_t orig_prot;
 	unsigned long pfn;
 	pte_t orig_pte;
@@ -607,7 +625,7 @@ retry:
 	orig_pte = __ptep_get(orig_ptep);
 
 	if (!pte_valid_cont(orig_pte))
-		return contpte_gather_end(reads, orig_pte, merges);
+		return contpte_gather_end(reads, orig_pte, merges, tests);
 
 	orig_prot = pte_pgprot(pte_mkold(pte_mkclean(orig_pte)));
 	ptep = contpte_align_down(orig_ptep);
@@ -621,17 +639,17 @@ retry:
 
 		if (!arm64_sw.ptep_get_early_exit) {
 			/* before S4 (6.12): every entry */
-			if (pte_dirty(pte))
+			if (GTEST(pte_dirty(pte), &tests))
 				orig_pte = pte_mkdirty(orig_pte), merges++;
-			if (pte_young(pte))
+			if (GTEST(pte_young(pte), &tests))
 				orig_pte = pte_mkyoung(orig_pte), merges++;
 			continue;
 		}
 
-		if (pte_dirty(pte)) {
+		if (GTEST(pte_dirty(pte), &tests)) {
 			orig_pte = pte_mkdirty(orig_pte), merges++;
 			if (!arm64_sw.ptep_get_reread) {
-				if (pte_young(pte)) {
+				if (GTEST(pte_young(pte), &tests)) {
 					orig_pte = pte_mkyoung(orig_pte), merges++;
 					break;
 				}
@@ -645,7 +663,7 @@ retry:
 				if (!contpte_is_consistent(pte, pfn, orig_prot))
 					goto retry;
 
-				if (pte_young(pte)) {
+				if (GTEST(pte_young(pte), &tests)) {
 					orig_pte = pte_mkyoung(orig_pte), merges++;
 					break;
 				}
@@ -653,7 +671,7 @@ retry:
 			break;
 		}
 
-		if (pte_young(pte)) {
+		if (GTEST(pte_young(pte), &tests)) {
 			orig_pte = pte_mkyoung(orig_pte), merges++;
 			i++;
 			ptep++;
@@ -664,7 +682,7 @@ retry:
 				if (!contpte_is_consistent(pte, pfn, orig_prot))
 					goto retry;
 
-				if (pte_dirty(pte)) {
+				if (GTEST(pte_dirty(pte), &tests)) {
 					orig_pte = pte_mkdirty(orig_pte), merges++;
 					break;
 				}
@@ -673,7 +691,7 @@ retry:
 		}
 	}
 
-	return contpte_gather_end(reads, orig_pte, merges);
+	return contpte_gather_end(reads, orig_pte, merges, tests);
 }
 
 /*

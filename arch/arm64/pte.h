@@ -13,7 +13,17 @@
 	((pte_val(pte) & (PTE_VALID | PTE_PRESENT_INVALID)) == PTE_PRESENT_INVALID)
 #define pte_present(pte) (pte_valid(pte) || pte_present_invalid(pte))
 #define pte_none(pte) (!pte_val(pte))
+#ifdef PTELAB_SHIM
+/*
+ * A kernel tree's code (kernel/shim): its dirty and young tests are
+ * counted, so kernel/backend.c sees how many a gather of the tree's made
+ * (contpte_test).
+ */
+extern unsigned long ptelab_pte_bit_tests;
+#define pte_young(pte) (ptelab_pte_bit_tests++, !!(pte_val(pte) & PTE_AF))
+#else
 #define pte_young(pte) (!!(pte_val(pte) & PTE_AF))
+#endif
 #define pte_special(pte) (!!(pte_val(pte) & PTE_SPECIAL))
 #define pte_write(pte) (!!(pte_val(pte) & PTE_WRITE))
 #define pte_rdonly(pte) (!!(pte_val(pte) & PTE_RDONLY))
@@ -21,7 +31,11 @@
 #define pte_user(pte) (!!(pte_val(pte) & PTE_USER))
 #define pte_hw_dirty(pte) (pte_write(pte) && !pte_rdonly(pte))
 #define pte_sw_dirty(pte) (!!(pte_val(pte) & PTE_DIRTY))
+#ifdef PTELAB_SHIM
+#define pte_dirty(pte) (ptelab_pte_bit_tests++, pte_sw_dirty(pte) || pte_hw_dirty(pte))
+#else
 #define pte_dirty(pte) (pte_sw_dirty(pte) || pte_hw_dirty(pte))
+#endif
 #define pte_valid_cont(pte) (pte_valid(pte) && pte_cont(pte))
 #define pte_same(a, b) (pte_val(a) == pte_val(b))
 
