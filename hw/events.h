@@ -65,7 +65,7 @@
 	X(cache_hit)        /* a software PTE or struct page access found its line in the CPU's cache (hw/cache.h) */ \
 	X(cache_miss)       /* ... or did not: the line came from further away */ \
 	X(contpte_merge)    /* a gather folding one entry's dirty or young bit into its result (pte_mkdirty/pte_mkyoung on orig_pte, a dependency chain through the loop) */ \
-	X(contpte_test)     /* a gather testing a loaded entry's dirty or young bit once more: pte_read stands for the load and one compare-and-branch on it; the loop before S4 tests both bits of every entry, S4's only those it still needs */ \
+	X(contpte_test)     /* a gather testing a loaded entry's dirty or young bit once more: pte_read stands for the load and one compare-and-branch on it; the loop before S4 tests both bits of every entry, S4's only those it still needs (a lockless gather's first load, of the entry asked for, counts as one) */ \
 	X(gup_page)         /* __get_user_pages' step for one page: the loop's checks and cond_resched, follow_page_mask's descent from the pgd, vm_normal_page, can_follow_write_pte, folio_mark_accessed (its PTE load, lock and gather are counted apart) */ \
 	X(lru_lock_bounce)  /* lruvec->lru_lock's word fetched from the CPU that last wrote it (HITM), as mmu_lock_bounce: only on the discrete-event engine, where several CPUs reclaim and add folios at once */ \
 	X(shrink_slab)      /* shrink_node's pass outside the LRU: shrink_slab over the registered shrinkers (none with much to free here), vmpressure, the reclaim state's flush */

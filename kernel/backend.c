@@ -100,6 +100,9 @@ void __contpte_try_fold(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 		hw_count(EV_fold, 1);
 }
 
+/* the tree's dirty/young tests (arch/arm64/pte.h counts them in its code) */
+unsigned long ptelab_pte_bit_tests;
+
 /*
  * Whether the tree's gather stops once it has found young and dirty (S4's
  * loop) or reads the whole block: asked once, on a block of its own whose
@@ -114,6 +117,7 @@ static bool gather_exits_early(struct kernel_backend *kb)
 		struct hw_counters saved = hw_events;
 		u64 acc = hw_cost_acc;
 		bool cache = hw_cache_on, il = hw_interleave.on;
+		unsigned long tests = ptelab_pte_bit_tests;
 
 		for (unsigned int i = 0; i < CONT_PTES; i++)
 			block[i] = __pte(((u64)i << PAGE_SHIFT) | PTE_TYPE_PAGE | PTE_AF | PTE_DIRTY |
@@ -126,6 +130,7 @@ static bool gather_exits_early(struct kernel_backend *kb)
 		hw_cost_acc = acc;
 		hw_cache_on = cache;
 		hw_interleave.on = il;
+		ptelab_pte_bit_tests = tests;
 	}
 	return kb->gather_early_exit;
 }
@@ -155,25 +160,49 @@ static unsigned int gather_merges(struct kernel_backend *kb, pte_t *ptep, u64 re
 	return dirty + young;
 }
 
-/* the tree's dirty/young tests (arch/arm64/pte.h counts them in its code) */
-unsigned long ptelab_pte_bit_tests;
-
 /* a gather's tests beyond one per entry it loaded (contpte_test) */
 static u64 gather_extra_tests(unsigned long tests, u64 loads)
 {
 	return tests > loads ? tests - loads : 0;
 }
 
+/*
+ * The loads and tests a gather of the tree's made itself: what the
+ * counters moved by, less what gathers nested in it (a lockless reader
+ * that interleaving ran at one of its loads) claimed for themselves.
+ */
+struct gather_mark {
+	u64 reads, claimed_reads;
+	unsigned long tests, claimed_tests;
+};
+
+static u64 claimed_reads;
+static unsigned long claimed_tests;
+
+static struct gather_mark gather_begin(void)
+{
+	return (struct gather_mark){ hw_events.v[EV_pte_read], claimed_reads, ptelab_pte_bit_tests,
+				     claimed_tests };
+}
+
+static void gather_own(const struct gather_mark *m, u64 *reads, unsigned long *tests)
+{
+	*reads = hw_events.v[EV_pte_read] - m->reads - (claimed_reads - m->claimed_reads);
+	*tests = ptelab_pte_bit_tests - m->tests - (claimed_tests - m->claimed_tests);
+	claimed_reads += *reads;
+	claimed_tests += *tests;
+}
+
 /* Gathers are what S4 shortens: count them, the loads, folds and tests inside them. */
 pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 {
 	struct kernel_backend *kb = current_kernel();
-	u64 reads = hw_events.v[EV_pte_read];
-	unsigned long tests = ptelab_pte_bit_tests;
+	struct gather_mark m = gather_begin();
 	pte_t pte = kb ? kb->real_ptep_get(ptep, orig_pte) : orig_pte;
+	unsigned long tests;
+	u64 reads;
 
-	reads = hw_events.v[EV_pte_read] - reads;
-	tests = ptelab_pte_bit_tests - tests;
+	gather_own(&m, &reads, &tests);
 	if (kb) {
 		hw_count(EV_contpte_merge, gather_merges(kb, ptep, reads));
 		hw_count(EV_contpte_test, gather_extra_tests(tests, reads));
@@ -186,12 +215,12 @@ pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 pte_t contpte_ptep_get_lockless(pte_t *orig_ptep)
 {
 	struct kernel_backend *kb = current_kernel();
-	u64 reads = hw_events.v[EV_pte_read];
-	unsigned long tests = ptelab_pte_bit_tests;
+	struct gather_mark m = gather_begin();
 	pte_t pte = kb ? kb->real_ptep_get_lockless(orig_ptep) : __ptep_get(orig_ptep);
+	unsigned long tests;
+	u64 reads;
 
-	reads = hw_events.v[EV_pte_read] - reads;
-	tests = ptelab_pte_bit_tests - tests;
+	gather_own(&m, &reads, &tests);
 	/* its first load is of the entry asked for; the block's follow */
 	if (kb && reads > 1 && pte_valid_cont(pte))
 		hw_count(EV_contpte_merge, gather_merges(kb, orig_ptep, reads - 1));

@@ -47,8 +47,9 @@ static const struct lab_variant {
 	{ "exit", "clear-ptes", { S2_2023 }, .zap_clear_ptes_v3 = true },
 	/*
 	 * S3 (max-guest-memory): core-mm of the seed's base (mm-unstable of
-	 * Feb 2023, 6.3-rc1's MGLRU: per-PTE, host-only scans), of 6.12/6.15 (clear_young_notify per PTE)
-	 * and of 7.3 (per batch), each with its MGLRU placement rule. The
+	 * Feb 2023, 6.3-rc1's MGLRU: per-PTE, host-only scans), of
+	 * 6.12/6.15 (clear_young_notify per PTE) and of 7.3 (per batch),
+	 * each with its MGLRU placement rule. The
 	 * KVM side is the workload's (kvm_config).
 	 */
 	{ "max-guest-memory", "v1", { "young_batch" }, CONTPTE_FULL_NONE, LRU_GEN_SPTE_HOST,

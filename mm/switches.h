@@ -104,8 +104,8 @@ struct mm_switches {
 	 * MGLRU's aging as in 6.1 .. 6.3 (set by variant v1, the seed's
 	 * base, mm-unstable of Feb 2023: 6.3-rc1's MGLRU): of reclaimers
 	 * that need aging at once, the walker that finishes last makes the
-	 * generation, the others return and direct reclaimers wait for it
-	 * (wait_event_killable), and a walk stops at the next PUD once
+	 * generation, the others return and those at DEF_PRIORITY - 2 or
+	 * below (kswapd too) wait for it (wait_event_killable), and a walk stops at the next PUD once
 	 * anyone waits. Off: 6.4+ ("mm: Multi-gen LRU: remove
 	 * wait_event_killable()"), where the reclaimer that finds the
 	 * iteration over makes the generation at once and a walk stops when

@@ -26,7 +26,7 @@ RUNS = {
     "v2-before": (["--lru", "mglru", "--variant", "v2", "--without", "spte-test-clear-young"],
                   ("v2", "before")),
     "v2-after": (["--lru", "mglru", "--variant", "v2"], ("v2", "after")),
-    "classic": (["--lru", "classic", "--without", "spte-test-clear-young"], None),
+    "classic": (["--lru", "classic", "--without", "spte-test-clear-young"], ("classic", "before")),
 }
 TARGET_S = 120
 TARGET_KB = 12 << 20

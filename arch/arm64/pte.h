@@ -20,7 +20,13 @@
  * (contpte_test).
  */
 extern unsigned long ptelab_pte_bit_tests;
-#define pte_young(pte) (ptelab_pte_bit_tests++, !!(pte_val(pte) & PTE_AF))
+
+static inline bool ptelab_count_test(bool bit)
+{
+	ptelab_pte_bit_tests++;
+	return bit;
+}
+#define pte_young(pte) ptelab_count_test(!!(pte_val(pte) & PTE_AF))
 #else
 #define pte_young(pte) (!!(pte_val(pte) & PTE_AF))
 #endif
@@ -32,7 +38,7 @@ extern unsigned long ptelab_pte_bit_tests;
 #define pte_hw_dirty(pte) (pte_write(pte) && !pte_rdonly(pte))
 #define pte_sw_dirty(pte) (!!(pte_val(pte) & PTE_DIRTY))
 #ifdef PTELAB_SHIM
-#define pte_dirty(pte) (ptelab_pte_bit_tests++, pte_sw_dirty(pte) || pte_hw_dirty(pte))
+#define pte_dirty(pte) ptelab_count_test(pte_sw_dirty(pte) || pte_hw_dirty(pte))
 #else
 #define pte_dirty(pte) (pte_sw_dirty(pte) || pte_hw_dirty(pte))
 #endif
