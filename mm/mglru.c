@@ -1038,9 +1038,8 @@ static u64 evict_batch(struct lruvec *lruvec, struct scan_control *sc, int nr_to
  * Cgroup reclaim (memory.reclaim) after an aging attempt, by era:
  * 6.3 .. 7.1 stop scanning the lruvec (get_nr_to_scan's -1 or 0); 7.2+
  * go on (the rotation of try_to_shrink_lruvec is root reclaim's).
- * memory.reclaim's
- * priorities are not modelled: it reclaims as at priority 0, one pass
- * over the LRU at most.
+ * memory.reclaim's priorities are not modelled: it reclaims as at
+ * priority 0, one pass over the LRU at most.
  */
 u64 lru_gen_shrink_lruvec(struct lruvec *lruvec, u64 nr_to_reclaim, struct reclaim_stat *rs)
 {
