@@ -261,7 +261,22 @@ def solve(lab, prof, fitted, free):
     fit = {k: float(f"{math.exp(v):.4g}") for k, v in zip(free, res.x)}
     at_bound = [k for k, v in fit.items()
                 if v <= prof.ranges[k][0] * 1.001 or v >= prof.ranges[k][1] * 0.999]
-    return fit, at_bound
+    return fit, at_bound, held_by_figures(res.jac, width)
+
+
+def held_by_figures(jac, width):
+    """How much the figures, not the prior, fix each solved cost: 1 - the
+    ratio of its (log) uncertainty with the figures to its uncertainty
+    under the prior alone, from the solution's Jacobian. 1: the figures
+    pin it; 0: they say nothing about it (or only about a sum it is part
+    of), and it sits where the prior puts it."""
+    import numpy as np
+
+    jac = np.asarray(jac, dtype=float)
+    cov = np.linalg.pinv(jac.T @ jac)
+    prior_sd = width / PRIOR_WEIGHT
+    return [float(min(1.0, max(0.0, 1 - math.sqrt(max(cov[i, i], 0.0)) / prior_sd[i])))
+            for i in range(len(width))]
 
 
 def fmt(v, kind):
@@ -405,11 +420,12 @@ def main(argv, seen=None):
         need_scipy()
         if size != 1 << 30 and any(not f.exp == "host" for f in fitted):
             raise FitError("published figures are fitted at the published scale only (--size 1G)")
-        fit, at_bound = solve(lab, prof, fitted, free)
+        fit, at_bound, held = solve(lab, prof, fitted, free)
         costs.update(fit)
-        for k in free:
+        for k, h in zip(free, held):
             lo, hi = prof.ranges[k]
-            print(f"cost.{k} = {fit[k]:.4g}   (was {prof.costs[k]:.4g}; range {lo:g} .. {hi:g})"
+            print(f"cost.{k} = {fit[k]:.4g}   (was {prof.costs[k]:.4g}; range {lo:g} .. {hi:g};"
+                  f" held by the figures {100 * h:.0f}%)"
                   f"{'  AT ITS BOUND' if k in at_bound else ''}")
     sim_costs = costs if costs != prof.costs else prof.costs
     vals = {f.key: lab.value(f, sim_costs, prof.costs) for f in figs}

@@ -173,6 +173,32 @@ def test_host_fit_recovers_known_costs_and_predicts_the_rest(tmp_path):
     assert not list((ROOT / "profiles").glob("fit-scratch-*"))
 
 
+def test_solve_says_how_much_the_figures_hold_each_cost():
+    """A cost the fitted figures depend on is held by them; one they do not
+    touch stays at its prior, and the fit says so."""
+    pytest.importorskip("scipy")
+
+    class Prof:
+        costs = {"a": 1.0, "b": 1.0, "c": 3.0}
+        ranges = {"a": (0.1, 10.0), "b": (0.1, 10.0), "c": (0.1, 10.0)}
+
+    class Fig:
+        kind, simulated = figures.TIME, False
+
+        def __init__(self, published, w):
+            self.published, self.w = published, w
+
+    class FakeLab:
+        def value(self, f, c, base):
+            return f.w["a"] * c["a"] + f.w["c"] * c["c"]  # b: counted by no figure
+
+    figs = [Fig(2.0, {"a": 1.0, "c": 0.0}), Fig(4.0, {"a": 1.0, "c": 1.0})]
+    solved, at_bound, held = fit.solve(FakeLab(), Prof(), figs, ["a", "b", "c"])
+    held = dict(zip(["a", "b", "c"], held))
+    assert abs(solved["a"] - 2) < 0.02 and abs(solved["c"] - 2) < 0.05 and not at_bound
+    assert held["a"] > 0.9 and held["c"] > 0.9 and held["b"] < 0.05, held
+
+
 @pytest.mark.parametrize("args,says", [
     (["no-such-profile"], "unknown profile 'no-such-profile'"),
     (["xeon-silver-4210r", "--on", "S9:x:y"], "--on S9:x:y: not a figure"),
