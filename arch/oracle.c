@@ -36,6 +36,19 @@ void __oracle_check_read(pte_t *ptep, pte_t pte, u8 s, const char *op)
 		hw_violation(VIOL_LOST_DIRTY, "%s: %s reads clean", op, hw_ptep_name(&ptep->pte));
 }
 
+void __oracle_check_phantom(pte_t *ptep, pte_t pte, const char *op)
+{
+	const struct hw_mmu_fmt *f = hw_machine.fmt;
+	struct hw_gather_cache gc = { 0 };
+
+	if (hw_fmt_af(f, pte_val(pte)) && !hw_cont_gathered(&gc, &ptep->pte, false))
+		hw_violation(VIOL_POSTCOND, "%s: %s reads young, but no entry %s is", op,
+			     hw_ptep_name(&ptep->pte), is_cont(ptep) ? "of its block" : "there");
+	else if (hw_fmt_dirty(f, pte_val(pte)) && !hw_cont_gathered(&gc, &ptep->pte, true))
+		hw_violation(VIOL_POSTCOND, "%s: %s reads dirty, but no entry %s is", op,
+			     hw_ptep_name(&ptep->pte), is_cont(ptep) ? "of its block" : "there");
+}
+
 static void widen(pte_t **ptep, unsigned int *nr)
 {
 	unsigned int n = cont_n();

@@ -32,6 +32,26 @@ static inline void oracle_check_read(pte_t *ptep, pte_t pte, u8 shadow, const ch
 	__oracle_check_read(ptep, pte, shadow, op);
 }
 
+/*
+ * ...nor more than the entries hold: young or dirty in what a read returned
+ * must be in its entry or, for a contiguous entry, in its block, once the
+ * read is over (hardware only adds state while it runs). A gather that
+ * strays past its block, or gathers an entry that is not contiguous,
+ * reports the neighbours' state as the folio's.
+ */
+void __oracle_check_phantom(pte_t *ptep, pte_t pte, const char *op);
+
+static inline void oracle_check_phantom(pte_t *ptep, pte_t pte, const char *op)
+{
+	const struct hw_mmu_fmt *f = hw_machine.fmt;
+	u64 d = __atomic_load_n(&ptep->pte, __ATOMIC_RELAXED);
+
+	if ((!hw_fmt_af(f, pte_val(pte)) || hw_fmt_af(f, d)) &&
+	    (!hw_fmt_dirty(f, pte_val(pte)) || hw_fmt_dirty(f, d)))
+		return;
+	__oracle_check_phantom(ptep, pte, op);
+}
+
 static inline u8 oracle_shadow(const pte_t *ptep)
 {
 	return *hw_pt_shadow(&ptep->pte);

@@ -53,6 +53,7 @@ static inline pte_t ptep_get(pte_t *ptep)
 	pte_op_count(PTE_OP_ptep_get, ptep);
 	pte_op_return(PTE_OP_ptep_get, pte_val(pte));
 	oracle_check_read(ptep, pte, shadow, "ptep_get");
+	oracle_check_phantom(ptep, pte, "ptep_get");
 	return pte;
 }
 
@@ -65,6 +66,7 @@ static inline pte_t ptep_get_lockless(pte_t *ptep)
 	pte_op_count(PTE_OP_ptep_get_lockless, ptep);
 	pte_op_return(PTE_OP_ptep_get_lockless, pte_val(pte));
 	oracle_check_read(ptep, pte, shadow, "ptep_get_lockless");
+	oracle_check_phantom(ptep, pte, "ptep_get_lockless");
 	return pte;
 }
 

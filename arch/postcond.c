@@ -2,12 +2,14 @@
 #include <string.h>
 
 #include "arch/arch.h"
+#include "arch/arm64/switches.h"
 #include "arch/postcond.h"
 #include "hw/cpu.h"
 #include "hw/events.h"
 #include "hw/interleave.h"
 #include "hw/invariants.h"
 #include "hw/ptep_name.h"
+#include "include/page.h"
 
 #define FMT (hw_machine.fmt)
 
@@ -201,6 +203,22 @@ static void blocks_whole(const struct postcond *pc)
 	}
 }
 
+/* No agent's TLB holds va (after an op that returned young and flushed). */
+static bool not_cached(const struct postcond *pc, struct mm_struct *mm, u64 va,
+		       const char *where)
+{
+	for (int a = 0; a < hw_machine.nr_agents; a++) {
+		if (hw_tlb_peek(&hw_machine.cpu[a].tlb, mm->context.asid, va)) {
+			hw_violation(VIOL_STALE_TLB, "%s(va %#lx, nr %u) returned young but %s "
+				     "still caches va %#llx%s", pc->op, pc->addr, pc->nr,
+				     hw_agent_name(&hw_machine.cpu[a]), (unsigned long long)va,
+				     where);
+			return false;
+		}
+	}
+	return true;
+}
+
 void postcond_young_cleared(const struct postcond *pc, struct mm_struct *mm, bool young,
 			    bool flushed)
 {
@@ -222,18 +240,31 @@ void postcond_young_cleared(const struct postcond *pc, struct mm_struct *mm, boo
 	if (!flushed || !young || !cont_n() || !mm || hw_interleave.acted != pc->acted)
 		return;
 	for (unsigned int i = 0; i < pc->nr && i < 512; i++) {
-		if (!(pc->young_before[i / 64] & (1ULL << (i % 64))))
-			continue;
-		u64 va = pc->addr + (u64)i * PAGE_SIZE;
+		if ((pc->young_before[i / 64] & (1ULL << (i % 64))) &&
+		    !not_cached(pc, mm, pc->addr + (u64)i * PAGE_SIZE, ""))
+			return;
+	}
+	/*
+	 * A contiguous block at an edge was made old as a whole (the folio's
+	 * young is one bit): its pages outside the range must go from the
+	 * TLBs too, or accesses through them set no flag. Only a TLB that
+	 * caches the block's pages apart (+nohint) can still hold them.
+	 */
+	struct hw_gather_cache gc = { 0 };
 
-		for (int a = 0; a < hw_machine.nr_agents; a++) {
-			if (hw_tlb_peek(&hw_machine.cpu[a].tlb, mm->context.asid, va)) {
-				hw_violation(VIOL_STALE_TLB, "%s(va %#lx, nr %u) returned young but %s "
-					     "still caches va %#llx", pc->op, pc->addr, pc->nr,
-					     hw_agent_name(&hw_machine.cpu[a]), (unsigned long long)va);
+	for (int e = 0; e < 2; e++) {
+		unsigned int in = e ? pc->nr - 1 : 0;
+
+		if (!pc->edge_nr[e] || in >= 512 || !hw_fmt_cont(FMT, pc->edge_val[e][0]) ||
+		    !(pc->young_before[in / 64] & (1ULL << (in % 64))) ||
+		    hw_cont_gathered(&gc, &pc->ptep[in].pte, false))
+			continue;
+		u64 va = e ? pc->addr + (u64)pc->nr * PAGE_SIZE :
+			     pc->addr - (u64)pc->edge_nr[0] * PAGE_SIZE;
+
+		for (unsigned int k = 0; k < pc->edge_nr[e]; k++, va += PAGE_SIZE)
+			if (!not_cached(pc, mm, va, " (in the block it made old)"))
 				return;
-			}
-		}
 	}
 }
 
@@ -271,6 +302,66 @@ void postcond_wrprotected(const struct postcond *pc)
 	}
 }
 
+/* a valid entry, young and dirty aside, as contpte compares them */
+static u64 settled(u64 d)
+{
+	return pte_val(arch->pte_mkold(arch->pte_mkclean(__pte(d))));
+}
+
+/*
+ * Transparent contpte (arm64, 6.9+): set_ptes() of a range makes every
+ * block it covers whole, at an aligned frame, contiguous (contpte_set_ptes);
+ * setting a block's last entry folds the block when one folio covers it
+ * and its entries map consecutive frames alike (contpte_try_fold). Neither
+ * is needed for correctness, so a tree that never folds passes every other
+ * check while contpte does nothing: that is what this catches.
+ */
+static void blocks_contiguous(const struct postcond *pc, pte_t pte)
+{
+	unsigned int n = cont_n();
+	u64 mask = n - 1, pfn = arch->pte_pfn(pte);
+
+	if (!n || !arm64_sw.contpte || !hw_fmt_leaf3(FMT, pte_val(pte)) ||
+	    hw_fmt_leaf3(FMT, raw(pc->ptep)) == false)
+		return;
+	if (pc->nr > 1) {
+		for (unsigned int i = 0; i < pc->nr; i++) {
+			u64 va = pc->addr + (u64)i * PAGE_SIZE;
+
+			if (((va >> PAGE_SHIFT) & mask) || ((pfn + i) & mask) || i + n > pc->nr)
+				continue;
+			for (unsigned int j = 0; j < n; j++) {
+				if (!hw_fmt_cont(FMT, raw(&pc->ptep[i + j]))) {
+					fail(pc, &pc->ptep[i + j], "is not contiguous, though the range "
+					     "covers its whole block at an aligned frame");
+					return;
+				}
+			}
+		}
+		return;
+	}
+	if (((pc->addr >> PAGE_SHIFT) & mask) != mask || (pfn & mask) != mask ||
+	    hw_fmt_cont(FMT, raw(pc->ptep)))
+		return;
+	struct folio *folio = pfn_folio(pfn);
+	u64 first = pfn - mask, fpfn = folio_pfn(folio);
+
+	if (fpfn > first || fpfn + folio_nr_pages(folio) < first + n)
+		return;
+	pte_t *b = block_start(pc->ptep);
+	u64 want = settled(raw(pc->ptep));
+
+	for (unsigned int j = 0; j < n; j++) {
+		u64 d = raw(&b[j]);
+
+		if (!hw_fmt_leaf3(FMT, d) ||
+		    settled(d) != pte_val(arch->pfn_pte(first + j, arch->pte_pgprot(__pte(want)))))
+			return;
+	}
+	fail(pc, pc->ptep, "completed a block one folio maps alike, at consecutive frames, "
+	     "but the block was not folded");
+}
+
 void postcond_set(const struct postcond *pc, pte_t pte)
 {
 	struct hw_gather_cache gc = { 0 };
@@ -300,6 +391,7 @@ void postcond_set(const struct postcond *pc, pte_t pte)
 			continue;
 		return;
 	}
+	blocks_contiguous(pc, pte);
 }
 
 void postcond_cleared(const struct postcond *pc)

@@ -42,7 +42,7 @@ static const struct check_machine {
 } machines[] = {
 	{ "hafdbs", true, false, false, NULL, 0 },
 	{ "sticky+race", true, true, false, NULL, 8 },
-	{ "mixed+smmu", true, true, false, "cpu1=none,smmu=ha", 8 },
+	{ "mixed+smmu", true, true, false, "cpu1=none,smmu=ha+nohint", 8 },
 	{ "bbml2+race", true, false, true, NULL, 8 },
 	{ "sw-af+race", false, true, false, "smmu=none", 8 },
 };

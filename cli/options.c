@@ -61,7 +61,7 @@ static const struct cli_opt run_opts[] = {
 	{ "no-hafdbs", NULL, "the CPUs do not manage access and dirty flags in hardware "
 	  "(software faults set them)", NULL, 0, NULL },
 	{ "walkers", "AGENT=CAPS,...", "per-agent hardware A/D (cpu1=none,smmu=ha; caps hafdbs, ha, "
-	  "none)", NULL, 0, NULL },
+	  "none; +nohint: its TLB ignores the contiguous hint, caching 4K entries)", NULL, 0, NULL },
 	{ "bbml2", NULL, "the CPUs have FEAT_BBML2 (the kernel's BBML2 paths run)", NULL, 0, NULL },
 	{ "timeout", "SECONDS", "kill a run that takes longer, as a finding (0: never)",
 	  "900, plus 0.2 per iteration", 0, NULL },

@@ -31,6 +31,7 @@ int hw_machine_init(const struct hw_mmu_fmt *fmt, const struct hw_config *cfg)
 		cpu->smmu = i == hw_machine.smmu;
 		cpu->ha = walk & HW_WALK_HA;
 		cpu->hd = (walk & HW_WALK_HD) && cpu->ha; /* HD needs HA */
+		cpu->nohint = walk & HW_WALK_NOHINT;
 		hw_machine.walker_no_ha |= !cpu->ha;
 		hw_machine.walker_no_hd |= !cpu->hd;
 		hw_tlb_init(&cpu->tlb, cfg->tlb_entries, cfg->tlb_ways);

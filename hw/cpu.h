@@ -12,6 +12,12 @@
 /* What one agent's table walker manages in hardware (FEAT_HAFDBS, SMMU HTTU). */
 #define HW_WALK_HA 0x1 /* sets the access flag */
 #define HW_WALK_HD 0x2 /* sets dirty (clears AP[2] of a DBM entry); needs HA */
+/*
+ * Its TLB ignores the contiguous hint: it caches a contiguous block's
+ * pages as 4 KiB entries (the architecture allows either), so a TLBI of
+ * one page leaves the block's other pages cached. Many SMMUs do this.
+ */
+#define HW_WALK_NOHINT 0x4
 
 /*
  * An agent that walks the page tables: a CPU, or the SMMU translating a
@@ -24,6 +30,7 @@ struct hw_cpu {
 	u64 *ttbr;   /* current page-table root */
 	u16 asid;    /* current address-space id */
 	bool ha, hd; /* hardware access flag / dirty management */
+	bool nohint; /* its TLB ignores the contiguous hint (HW_WALK_NOHINT) */
 	bool smmu;   /* the SMMU, not a CPU: software never runs on it */
 };
 

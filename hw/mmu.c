@@ -330,7 +330,8 @@ again:
 	if (FMT->nonleaf_af)
 		mark_tables_accessed(cpu->ttbr, va, level);
 	u8 shift = level == 2 ? 21 : 12;
-	if (level == 3 && FMT->cont_ptes && FMT->desc_cont(d) && cont_block_ok(ptep, va))
+	if (level == 3 && FMT->cont_ptes && FMT->desc_cont(d) && cont_block_ok(ptep, va) &&
+	    !cpu->nohint)
 		shift = 16;
 	u64 pfn = FMT->desc_pfn(d);
 	if (level == 3) /* base frame of the (possibly 64 KiB) entry */

@@ -103,9 +103,14 @@ static int walk_caps(const char *v, size_t n, u8 *caps)
 		u8 caps;
 	} names[] = { { "hafdbs", HW_WALK_HA | HW_WALK_HD }, { "ha", HW_WALK_HA }, { "none", 0 } };
 
+	/* CAPS+nohint: the agent's TLB ignores the contiguous hint */
+	bool nohint = n > 7 && !strncmp(v + n - 7, "+nohint", 7);
+
+	if (nohint)
+		n -= 7;
 	for (unsigned int i = 0; i < ARRAY_SIZE(names); i++) {
 		if (strlen(names[i].name) == n && !strncmp(v, names[i].name, n)) {
-			*caps = names[i].caps;
+			*caps = names[i].caps | (nohint ? HW_WALK_NOHINT : 0);
 			return 0;
 		}
 	}
@@ -160,7 +165,7 @@ int lab_parse_walkers(const struct run_params *p, struct hw_config *cfg, char *e
 	return 0;
 bad:
 	snprintf(err, errlen, "--walkers takes AGENT=CAPS[,...] with AGENT cpuN or smmu and CAPS "
-		 "hafdbs, ha or none (got '%s')", p->walkers);
+		 "hafdbs, ha or none, each maybe +nohint (got '%s')", p->walkers);
 	return -1;
 }
 

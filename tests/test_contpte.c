@@ -493,6 +493,91 @@ static void test_tlb_conflict_detected(void)
 	t_teardown(&t);
 }
 
+/*
+ * A TLB that ignores the contiguous hint caches a block's pages apart, so a
+ * TLBI of one page leaves the others; with the hint one 64K entry goes.
+ */
+static void test_nohint_tlb_caches_pages_apart(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
+	t_touch(&t, 0, SZ_64K, true);
+	for (int nohint = 0; nohint < 2; nohint++) {
+		struct hw_cpu *cpu = &hw_machine.cpu[1];
+		u16 asid = t.mm->context.asid;
+
+		cpu->nohint = nohint;
+		switch_mm(cpu, t.mm);
+		access_user(cpu, t.mm, T_BASE, false);
+		access_user(cpu, t.mm, T_BASE + 5 * PAGE_SIZE, false);
+		struct tlb_entry *e = hw_tlb_peek(&cpu->tlb, asid, T_BASE + 5 * PAGE_SIZE);
+		EXPECT(e && e->shift == (nohint ? 12 : 16));
+		hw_tlb_inval(&cpu->tlb, asid, T_BASE, T_BASE + PAGE_SIZE);
+		EXPECT(!hw_tlb_peek(&cpu->tlb, asid, T_BASE));
+		EXPECT_EQ(!!hw_tlb_peek(&cpu->tlb, asid, T_BASE + 5 * PAGE_SIZE), nohint);
+		hw_tlb_inval_all(&cpu->tlb, asid);
+	}
+	EXPECT_EQ(hw_violations.total, 0);
+	t_teardown(&t);
+}
+
+/* A read may report young/dirty its block holds, not a neighbour's. */
+static void test_phantom_gather_is_a_violation(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
+	t_touch(&t, 0, 2 * SZ_64K, true);
+	pte_t *p = t_ptep(&t, 0);
+
+	raw_age(p, 16);
+	EXPECT(!pte_dirty(ptep_get(&p[3])) && pte_dirty(ptep_get(&p[16])));
+	EXPECT_EQ(hw_violations.count[VIOL_POSTCOND], 0);
+	/* what a gather one past its block would return */
+	oracle_check_phantom(&p[3], pte_mkdirty(ptep_get(&p[3])), "test");
+	EXPECT_EQ(hw_violations.count[VIOL_POSTCOND], 1);
+	/* another entry of the block dirty: the report is the folio's */
+	p[9].pte |= A64_SWDIRTY;
+	oracle_check_phantom(&p[3], pte_mkdirty(ptep_get(&p[3])), "test");
+	EXPECT_EQ(hw_violations.count[VIOL_POSTCOND], 1);
+	hw_violations_reset();
+	t_teardown(&t);
+}
+
+/* set_ptes() of an aligned block must leave it contiguous (contpte's point). */
+static void test_set_ptes_must_make_blocks_contiguous(void)
+{
+	struct t_lab t;
+	struct postcond pc;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
+	t_touch(&t, 0, SZ_64K, true);
+	pte_t *p = t_ptep(&t, 0);
+	pte_t pte = pte_mknoncont_t(ptep_get(&p[0]));
+
+	EXPECT_EQ(hw_violations.count[VIOL_POSTCOND], 0);
+	/* a tree whose set_ptes writes the block without the contiguous bit */
+	postcond_start(&pc, "set_ptes", t.mm, T_BASE, p, 16, false);
+	for (int i = 0; i < 16; i++)
+		p[i].pte = pte_val(pte) + ((u64)i << PAGE_SHIFT);
+	postcond_set(&pc, pte);
+	EXPECT_EQ(hw_violations.count[VIOL_POSTCOND], 1);
+	/* the same block's last entry set alone: it must fold */
+	postcond_start(&pc, "set_ptes", t.mm, T_BASE + 15 * PAGE_SIZE, &p[15], 1, false);
+	postcond_set(&pc, __pte(p[15].pte));
+	EXPECT_EQ(hw_violations.count[VIOL_POSTCOND], 2);
+	/* ...unless the entries differ in more than young and dirty */
+	p[4].pte ^= 1ULL << 53; /* PXN */
+	postcond_start(&pc, "set_ptes", t.mm, T_BASE + 15 * PAGE_SIZE, &p[15], 1, false);
+	postcond_set(&pc, __pte(p[15].pte));
+	EXPECT_EQ(hw_violations.count[VIOL_POSTCOND], 2);
+	p[4].pte ^= 1ULL << 53;
+	flush_tlb_mm(t.mm);
+	hw_violations_reset();
+	t_teardown(&t);
+}
+
 static const struct ktap_case cases[] = {
 	{ "fault_maps_contiguous_blocks", test_fault_maps_contiguous_blocks },
 	{ "full_clear_simple_and_robust", test_full_clear_simple_and_robust },
@@ -512,6 +597,9 @@ static const struct ktap_case cases[] = {
 	{ "no_hafdbs_sibling_young", test_no_hafdbs_sibling_young },
 	{ "oracle_catches_lost_dirty", test_oracle_catches_lost_dirty },
 	{ "tlb_conflict_detected", test_tlb_conflict_detected },
+	{ "nohint_tlb_caches_pages_apart", test_nohint_tlb_caches_pages_apart },
+	{ "phantom_gather_is_a_violation", test_phantom_gather_is_a_violation },
+	{ "set_ptes_must_make_blocks_contiguous", test_set_ptes_must_make_blocks_contiguous },
 };
 
 int main(int argc, char **argv)

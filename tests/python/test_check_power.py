@@ -3,7 +3,9 @@
 fly from the fetched 7.3 tree by a small change to its contpte.c (never
 committed). Each of these passed `ptelab check` before the machines with
 mixed walkers, the sticky TLB, BBML2, interleaving, postconditions and the
-wider operation mix existed; each is caught now. Unmodified 6.12, 7.2 and
+wider operation mix existed (class 6: before the TLB that ignores the
+contiguous hint, the gather's bound and contpte's own postconditions);
+each is caught now. Unmodified 6.12, 7.2 and
 7.3 trees raise nothing (no false positives).
 """
 import json
@@ -55,6 +57,18 @@ MUTANTS = {
                           "pte_t contpte_ptep_get_lockless(pte_t *orig_ptep)\n{\n"
                           "\tif (orig_ptep) return __ptep_get(orig_ptep);\n",
                           {"lost_young", "lost_dirty"}),
+    # class 6, found by tools/mutate.py: each passed check before its check
+    # existed. A flush of the requested page alone, not the block made old:
+    # a TLB caching the block's pages apart (+nohint) keeps the others
+    "cfy_subrange": ("\t\tcontpte_align_addr_ptep(&addr, &end, ptep, nr);\n", "\n",
+                     {"stale_tlb"}),
+    # a gather that loads one entry past its block reports the neighbour's bits
+    "get_strays": ("\t\t\ti++;\n\t\t\tptep++;\n\t\t\tfor (; i < CONT_PTES; i++, ptep++) {",
+                   "\t\t\tptep++;\n\t\t\tfor (; i < CONT_PTES; i++, ptep++) {",
+                   {"postcondition"}),
+    # contpte that does nothing: set_ptes never contiguous, a block never folded
+    "setptes_nocont": ("\t\t\tpte = pte_mkcont(pte);\n", "\n", {"postcondition"}),
+    "fold_never": ("\tcontpte_convert(mm, addr, orig_ptep, pte);\n", "\n", {"postcondition"}),
 }
 
 

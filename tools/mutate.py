@@ -1,0 +1,324 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""How much of a tree's contpte.c `ptelab check` guards: mutation testing.
+
+Makes every small mutant of arch/arm64/mm/contpte.c that the operators
+below give (one change each, in function bodies only), builds each as a
+copy of the tree, runs `ptelab check --impl tree:COPY` on it and says, per
+mutant, whether check caught it (the finding's kinds), whether it survived,
+or whether it did not compile (stillborn: the compiler caught it, not
+check). A survivor is either a blind spot of check or an equivalent mutant
+(same behaviour as the original); the list of survivors is what to read.
+
+    tools/mutate.py --tree PATH [--ptelab PATH] [--sequences N]
+                    [--only OP[,OP...]] [--functions F[,F...]]
+                    [--ids K,...] [--limit N] [--timeout S] [--time S]
+                    [--list] [--json]
+
+Operators:
+  delete    drop one statement (a call, an assignment, a break)
+  negate    negate an if's condition
+  relop     == and !=, < and <=, > and >= swapped
+  logop     && and || swapped
+  assign    a compound assignment (|=, &=, +=, -=) made plain =
+  bits      young/old, dirty/clean, pte_young/pte_dirty swapped
+  bound     CONT_PTES as CONT_PTES - 1, nr as nr - 1 in an expression
+Exit status: 0 all ran, 2 bad input.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CONTPTE = os.path.join("arch", "arm64", "mm", "contpte.c")
+
+SWAPS = {
+    "relop": [("==", "!="), ("!=", "=="), ("<=", "<"), (">=", ">"),
+              ("<", "<="), (">", ">=")],
+    "logop": [("&&", "||"), ("||", "&&")],
+    "assign": [("|=", "="), ("&=", "="), ("+=", "="), ("-=", "=")],
+    "bits": [("pte_mkyoung", "pte_mkold"), ("pte_mkold", "pte_mkyoung"),
+             ("pte_mkdirty", "pte_mkclean"), ("pte_mkclean", "pte_mkdirty"),
+             ("pte_young(", "pte_dirty("), ("pte_dirty(", "pte_young(")],
+    "bound": [("CONT_PTES", "(CONT_PTES - 1)"), ("nr", "(nr - 1)")],
+}
+OPERATORS = ("delete", "negate", "relop", "logop", "assign", "bits", "bound")
+FUNC = re.compile(r"^[A-Za-z_][\w \*]*?\b(\w+)\(")
+
+
+def code_mask(lines):
+    """Per line: the name of the function whose body holds it, or None.
+    Comments are blanked first so that braces in them do not count."""
+    text = "\n".join(lines)
+    text = re.sub(r"/\*.*?\*/", lambda m: re.sub(r"[^\n]", " ", m.group(0)),
+                  text, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    clean = text.split("\n")
+    owner, depth, name, pending = [], 0, None, None
+    for line in clean:
+        m = FUNC.match(line)
+        if depth == 0 and m and not line.rstrip().endswith(";"):
+            pending = m.group(1)
+        opened = depth
+        depth += line.count("{") - line.count("}")
+        if opened == 0 and depth > 0:
+            name = pending
+        owner.append(name if opened > 0 and depth > 0 else None)
+        if depth == 0:
+            name = None
+    return clean, owner
+
+
+TOKEN = {
+    "==": r"(?<![=!<>])==(?!=)", "!=": r"!=(?!=)",
+    "<=": r"(?<!<)<=", ">=": r"(?<![>-])>=",
+    "<": r"(?<!<)<(?![<=])", ">": r"(?<![>-])>(?![>=])",
+    "&&": r"&&", "||": r"\|\|",
+    "|=": r"(?<!\|)\|=", "&=": r"(?<!&)&=", "+=": r"(?<!\+)\+=", "-=": r"(?<!-)-=",
+    # nr as a value, not a member or a declaration
+    "nr": r"(?<![.>\w])(?<!int )nr\b(?!\s*[,)]\s*$)(?!\s*=[^=])",
+}
+
+
+def token_spots(line, old):
+    """Where OLD occurs in LINE as an operator or a whole identifier."""
+    pat = TOKEN.get(old) or (r"\b" + re.escape(old) + ("" if old.endswith("(") else r"\b"))
+    return [m.start() for m in re.finditer(pat, line)]
+
+
+DECL = re.compile(r"^(?:const\s+)?(?:struct\s+)?\w+(?:\s+\w+)*(?:\s+|\s*\*+\s*)\w+\s*(?:=|;|,|\[)")
+
+
+def statements(clean, owner):
+    """(first, last) line of each statement in a function body that can be
+    dropped and still compile: no declaration, label, return or block."""
+    out, i = [], 0
+    while i < len(clean):
+        line = clean[i].strip()
+        ctl = re.match(r"(if|for|while|switch|return)\b", line)
+        if ctl:
+            # skip the condition (or the returned expression) to its end
+            depth = 0
+            while i < len(clean):
+                depth += clean[i].count("(") - clean[i].count(")")
+                end = clean[i].rstrip()
+                if depth <= 0 and (ctl.group(1) != "return" or end.endswith(";")):
+                    break
+                i += 1
+            i += 1
+            continue
+        if owner[i] is None or not line or line.startswith(("#", "}", "{")) or \
+                re.match(r"(else|case|default|do)\b", line) or line.endswith(("{", ":")):
+            i += 1
+            continue
+        first, depth = i, 0
+        while i < len(clean):
+            depth += clean[i].count("(") - clean[i].count(")")
+            if depth == 0 and clean[i].rstrip().endswith(";"):
+                break
+            i += 1
+        if i < len(clean) and not DECL.match(line):
+            out.append((first, i))
+        i += 1
+    return out
+
+
+def mutants(src, only=OPERATORS, functions=None):
+    """Every mutant of SRC: (op, func, line number, what, mutated text)."""
+    lines = src.split("\n")
+    clean, owner = code_mask(lines)
+    out = []
+
+    def keep(n):
+        return owner[n] and (not functions or owner[n] in functions)
+
+    if "delete" in only:
+        for first, last in statements(clean, owner):
+            if not keep(first):
+                continue
+            body = clean[first].strip()
+            if body.startswith("return") or body.startswith("EXPORT_SYMBOL"):
+                continue
+            # an empty statement, so that a brace-less loop keeps its body
+            indent = re.match(r"\s*", lines[first]).group(0)
+            new = lines[:first] + [indent + ";"] + [""] * (last - first) + lines[last + 1:]
+            out.append(("delete", owner[first], first + 1,
+                        "- " + body, "\n".join(new)))
+    for n, line in enumerate(clean):
+        if not keep(n):
+            continue
+        if "negate" in only:
+            m = re.match(r"(\s*(?:\}\s*else\s+)?if\s*)\((.*)\)(\s*\{?\s*)$", line)
+            if m and m.group(2).count("(") == m.group(2).count(")"):
+                new = lines[:]
+                new[n] = f"{m.group(1)}(!({m.group(2)})){m.group(3)}"
+                out.append(("negate", owner[n], n + 1,
+                            line.strip() + "  ->  " + new[n].strip(),
+                            "\n".join(new)))
+        for op in ("relop", "logop", "assign", "bits", "bound"):
+            if op not in only:
+                continue
+            for old, rep in SWAPS[op]:
+                if op == "bound" and re.search(r"\b(for|if|while)\b", line) is None \
+                        and "=" not in line.replace("==", ""):
+                    continue
+                for i in token_spots(line, old):
+                    new = lines[:]
+                    new[n] = lines[n][:i] + rep + lines[n][i + len(old):]
+                    out.append((op, owner[n], n + 1,
+                                line.strip() + "  ->  " + new[n].strip(),
+                                "\n".join(new)))
+    return out
+
+
+class Fail(Exception):
+    pass
+
+
+def check(ptelab, tree, sequences, timeout, budget):
+    p = subprocess.run([ptelab, "check", "--impl", f"tree:{tree}",
+                        "--sequences", str(sequences), "--timeout", str(timeout),
+                        "--time", str(budget), "--json"],
+                       capture_output=True, text=True)
+    if p.returncode == 2:
+        last = (p.stderr.strip().splitlines() or [""])[-1]
+        if "does not compile" not in last:
+            raise Fail(last)
+        return "stillborn", [last.split(": error: ", 1)[-1][:200]]
+    kinds = set()
+    for line in p.stdout.splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        s = rec.get("summary")
+        if s:
+            kinds.update(f.get("kind", "finding") for f in s.get("findings", []))
+            if not s.get("all_called", True):
+                kinds.add("op_never_called")
+    if p.returncode == 0 and not kinds:
+        return "survived", []
+    if not kinds:
+        kinds.add(f"exit {p.returncode}")
+    return "killed", sorted(kinds)
+
+
+def sweep(a, ms, ids):
+    """Check every mutant in a copy of the tree; print each verdict."""
+    tally = {"killed": 0, "survived": 0, "stillborn": 0}
+    tty = sys.stderr.isatty()
+    backends = os.path.join(ROOT, "build", "backends")
+    with tempfile.TemporaryDirectory(prefix="ptelab-mutate-") as tmp:
+        t0 = time.time()
+        for done, k in enumerate(ids):
+            op, fn, ln, what, text = ms[k]
+            tree = os.path.join(tmp, f"m{k}")
+            shutil.copytree(a.tree, tree, copy_function=os.link)
+            dst = os.path.join(tree, CONTPTE)
+            os.unlink(dst)  # a hard link: never write through to the tree
+            with open(dst, "w") as f:
+                f.write(text)
+            try:
+                verdict, kinds = check(a.ptelab, tree, a.sequences, a.timeout, a.time)
+            finally:
+                shutil.rmtree(tree)
+                # each mutant's backend build is used once: drop it
+                for f in glob.glob(os.path.join(
+                        backends, f"*{os.path.basename(tmp)}_m{k}-*")):
+                    os.unlink(f)
+            tally[verdict] += 1
+            rec = {"id": k, "op": op, "function": fn, "line": ln,
+                   "change": what, "verdict": verdict, "kinds": kinds}
+            if a.json:
+                print(json.dumps(rec), flush=True)
+            elif verdict != "killed":
+                print(f"{verdict:9s} {op:7s} {fn}:{ln}  {what}", flush=True)
+            msg = (f"mutate: {done + 1}/{len(ids)} killed {tally['killed']} "
+                   f"survived {tally['survived']} stillborn {tally['stillborn']} "
+                   f"({time.time() - t0:.0f} s)")
+            print(("\r" + msg) if tty else msg, end="" if tty else "\n",
+                  file=sys.stderr, flush=True)
+    if tty:
+        print(file=sys.stderr)
+    return tally
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tree", required=True)
+    ap.add_argument("--ptelab", default=os.path.join(ROOT, "ptelab"))
+    ap.add_argument("--sequences", type=int, default=4)
+    ap.add_argument("--timeout", type=int, default=10,
+                    help="seconds a check unit may take (a hang is a finding)")
+    ap.add_argument("--time", type=int, default=60,
+                    help="check's budget per mutant: no new work after it")
+    ap.add_argument("--only", default=",".join(OPERATORS))
+    ap.add_argument("--functions", default="")
+    ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--ids", default="",
+                    help="only these mutants (numbers as --list gives them)")
+    ap.add_argument("--list", action="store_true",
+                    help="list the mutants, run nothing")
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args(argv)
+    only = a.only.split(",")
+    bad = [o for o in only if o not in OPERATORS]
+    if bad:
+        print(f"mutate: error: unknown operator {bad[0]!r}: use "
+              f"{', '.join(OPERATORS)}", file=sys.stderr)
+        return 2
+    path = os.path.join(a.tree, CONTPTE)
+    if not os.path.isfile(path):
+        print(f"mutate: error: {path} not found: --tree names a kernel "
+              "tree with arm64's contpte.c", file=sys.stderr)
+        return 2
+    with open(path) as f:
+        src = f.read()
+    ms = mutants(src, only, set(filter(None, a.functions.split(","))))
+    ids = list(range(len(ms)))
+    if a.ids:
+        try:
+            ids = [int(x) for x in a.ids.split(",")]
+        except ValueError:
+            ids = [-1]
+        if not all(0 <= k < len(ms) for k in ids):
+            print(f"mutate: error: --ids takes numbers from 0 to {len(ms) - 1} "
+                  f"(got {a.ids!r}): see --list", file=sys.stderr)
+            return 2
+    if a.limit:
+        ids = ids[:a.limit]
+    if a.list:
+        for k in ids:
+            op, fn, ln, what, _ = ms[k]
+            print(f"{k:4d} {op:7s} {fn}:{ln}  {what}")
+        return 0
+    if not os.access(a.ptelab, os.X_OK):
+        print(f"mutate: error: {a.ptelab} is not an executable ptelab: "
+              "run make, or give --ptelab", file=sys.stderr)
+        return 2
+    try:
+        tally = sweep(a, ms, ids)
+    except Fail as e:
+        print(f"mutate: error: {e}", file=sys.stderr)
+        return 2
+    live = tally["killed"] + tally["survived"]
+    score = tally["killed"] / live if live else 0.0
+    summary = dict(tally, mutants=len(ids), score=round(score, 4))
+    if a.json:
+        print(json.dumps({"summary": summary}))
+    else:
+        print(f"{len(ids)} mutants: {tally['killed']} killed, {tally['survived']} "
+              f"survived, {tally['stillborn']} stillborn; score {score:.1%} "
+              "(killed of those that compiled)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
