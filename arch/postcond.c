@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "arch/arch.h"
+#include "arch/arm64/pgtable-hwdef.h"
 #include "arch/arm64/switches.h"
 #include "arch/postcond.h"
 #include "hw/cpu.h"
@@ -341,7 +342,7 @@ static void blocks_contiguous(const struct postcond *pc, pte_t pte)
 		return;
 	}
 	if (((pc->addr >> PAGE_SHIFT) & mask) != mask || (pfn & mask) != mask ||
-	    hw_fmt_cont(FMT, raw(pc->ptep)))
+	    hw_fmt_cont(FMT, raw(pc->ptep)) || (pte_val(pte) & PTE_SPECIAL))
 		return;
 	struct folio *folio = pfn_folio(pfn);
 	u64 first = pfn - mask, fpfn = folio_pfn(folio);

@@ -6,8 +6,9 @@ Makes every small mutant of arch/arm64/mm/contpte.c that the operators
 below give (one change each, in function bodies only), builds each as a
 copy of the tree, runs `ptelab check --impl tree:COPY` on it and says, per
 mutant, whether check caught it (the finding's kinds), whether it survived,
-or whether it did not compile (stillborn: the compiler caught it, not
-check). A survivor is either a blind spot of check or an equivalent mutant
+whether it did not compile (stillborn: the compiler caught it, not check),
+or whether check could not judge it (error: ptelab's own code outran
+--timeout). The unmutated tree is checked first and must pass. A survivor is either a blind spot of check or an equivalent mutant
 (same behaviour as the original); the list of survivors is what to read.
 
     tools/mutate.py --tree PATH [--ptelab PATH] [--sequences N]
@@ -23,7 +24,7 @@ Operators:
   assign    a compound assignment (|=, &=, +=, -=) made plain =
   bits      young/old, dirty/clean, pte_young/pte_dirty swapped
   bound     CONT_PTES as CONT_PTES - 1, nr as nr - 1 in an expression
-Exit status: 0 all ran, 2 bad input.
+Exit status: 0 all ran, 2 bad input (or the tree itself fails check).
 """
 import argparse
 import glob
@@ -102,7 +103,7 @@ def statements(clean, owner):
     out, i = [], 0
     while i < len(clean):
         line = clean[i].strip()
-        ctl = re.match(r"(if|for|while|switch|return)\b", line)
+        ctl = re.match(r"(?:\}\s*)?(?:else\s+)?(if|for|while|switch|return)\b", line)
         if ctl:
             # skip the condition (or the returned expression) to its end
             depth = 0
@@ -124,7 +125,7 @@ def statements(clean, owner):
             if depth == 0 and clean[i].rstrip().endswith(";"):
                 break
             i += 1
-        if i < len(clean) and not DECL.match(line):
+        if i < len(clean) and (line.startswith("goto ") or not DECL.match(line)):
             out.append((first, i))
         i += 1
     return out
@@ -182,23 +183,56 @@ class Fail(Exception):
     pass
 
 
+def link_or_copy(src, dst):
+    """A hard link (the tree is only read), a copy across filesystems."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def backend_dirs(ptelab):
+    """Where ptelab may build backends (lab/paths.c): the home's build/, the
+    user's cache."""
+    dirs, home = set(), os.path.dirname(os.path.realpath(ptelab))
+    for _ in range(4):
+        if os.path.isdir(os.path.join(home, "profiles")):
+            dirs.add(os.path.join(home, "build", "backends"))
+            break
+        home = os.path.dirname(home)
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    dirs.add(os.path.join(cache, "ptelab", "backends"))
+    return sorted(dirs)
+
+
+def listing(dirs):
+    return {os.path.join(d, f) for d in dirs if os.path.isdir(d) for f in os.listdir(d)}
+
+
 def check(ptelab, tree, sequences, timeout, budget):
+    """Run check on TREE: (verdict, kinds). Verdicts: killed, survived,
+    stillborn (does not compile), error (check could not judge it, e.g.
+    ptelab's own code outran --timeout)."""
     p = subprocess.run([ptelab, "check", "--impl", f"tree:{tree}",
                         "--sequences", str(sequences), "--timeout", str(timeout),
                         "--time", str(budget), "--json"],
                        capture_output=True, text=True)
-    if p.returncode == 2:
-        last = (p.stderr.strip().splitlines() or [""])[-1]
-        if "does not compile" not in last:
-            raise Fail(last)
-        return "stillborn", [last.split(": error: ", 1)[-1][:200]]
+    if p.returncode not in (0, 1):
+        last = (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1]
+        if "does not compile" in last:
+            return "stillborn", [last.split(": error: ", 1)[-1][:200]]
+        if "--timeout" in last:
+            return "error", [last.split(": error: ", 1)[-1][:200]]
+        raise Fail(last)
     kinds = set()
     for line in p.stdout.splitlines():
         try:
             rec = json.loads(line)
         except ValueError:
             continue
-        s = rec.get("summary")
+        row, s = rec.get("row"), rec.get("summary")
+        if row:
+            kinds.update(k for k, n in row.get("counts", {}).items() if n)
         if s:
             kinds.update(f.get("kind", "finding") for f in s.get("findings", []))
             if not s.get("all_called", True):
@@ -211,28 +245,36 @@ def check(ptelab, tree, sequences, timeout, budget):
 
 
 def sweep(a, ms, ids):
-    """Check every mutant in a copy of the tree; print each verdict."""
-    tally = {"killed": 0, "survived": 0, "stillborn": 0}
+    """Check the tree, then every mutant in a copy of it; print each verdict."""
+    tally = {"killed": 0, "survived": 0, "stillborn": 0, "error": 0}
     tty = sys.stderr.isatty()
-    backends = os.path.join(ROOT, "build", "backends")
+    dirs = backend_dirs(a.ptelab)
     with tempfile.TemporaryDirectory(prefix="ptelab-mutate-") as tmp:
         t0 = time.time()
-        for done, k in enumerate(ids):
-            op, fn, ln, what, text = ms[k]
-            tree = os.path.join(tmp, f"m{k}")
-            shutil.copytree(a.tree, tree, copy_function=os.link)
-            dst = os.path.join(tree, CONTPTE)
-            os.unlink(dst)  # a hard link: never write through to the tree
-            with open(dst, "w") as f:
-                f.write(text)
+        for done, k in enumerate([None] + ids):
+            tree = os.path.join(tmp, "orig" if k is None else f"m{k}")
+            shutil.copytree(a.tree, tree, copy_function=link_or_copy)
+            if k is not None:
+                op, fn, ln, what, text = ms[k]
+                dst = os.path.join(tree, CONTPTE)
+                os.unlink(dst)  # maybe a hard link: never write through to the tree
+                with open(dst, "w") as f:
+                    f.write(text)
+            before = listing(dirs)
             try:
                 verdict, kinds = check(a.ptelab, tree, a.sequences, a.timeout, a.time)
             finally:
                 shutil.rmtree(tree)
-                # each mutant's backend build is used once: drop it
-                for f in glob.glob(os.path.join(
-                        backends, f"*{os.path.basename(tmp)}_m{k}-*")):
-                    os.unlink(f)
+                # each copy's backend build is used once: drop it
+                for f in listing(dirs) - before:
+                    if os.path.basename(f).startswith("tree_"):
+                        os.unlink(f)
+            if k is None:
+                # the tree itself must pass, or no verdict on a mutant means anything
+                if verdict != "survived":
+                    raise Fail(f"{a.tree} itself does not pass check ({verdict}: "
+                               f"{', '.join(kinds)}): mutants of it tell nothing")
+                continue
             tally[verdict] += 1
             rec = {"id": k, "op": op, "function": fn, "line": ln,
                    "change": what, "verdict": verdict, "kinds": kinds}
@@ -240,7 +282,7 @@ def sweep(a, ms, ids):
                 print(json.dumps(rec), flush=True)
             elif verdict != "killed":
                 print(f"{verdict:9s} {op:7s} {fn}:{ln}  {what}", flush=True)
-            msg = (f"mutate: {done + 1}/{len(ids)} killed {tally['killed']} "
+            msg = (f"mutate: {done}/{len(ids)} killed {tally['killed']} "
                    f"survived {tally['survived']} stillborn {tally['stillborn']} "
                    f"({time.time() - t0:.0f} s)")
             print(("\r" + msg) if tty else msg, end="" if tty else "\n",
@@ -255,7 +297,7 @@ def main(argv=None):
     ap.add_argument("--tree", required=True)
     ap.add_argument("--ptelab", default=os.path.join(ROOT, "ptelab"))
     ap.add_argument("--sequences", type=int, default=4)
-    ap.add_argument("--timeout", type=int, default=10,
+    ap.add_argument("--timeout", type=int, default=60,
                     help="seconds a check unit may take (a hang is a finding)")
     ap.add_argument("--time", type=int, default=60,
                     help="check's budget per mutant: no new work after it")
@@ -281,7 +323,13 @@ def main(argv=None):
         return 2
     with open(path) as f:
         src = f.read()
-    ms = mutants(src, only, set(filter(None, a.functions.split(","))))
+    funcs = set(filter(None, a.functions.split(",")))
+    known = {fn for _, fn, _, _, _ in mutants(src)}
+    if funcs - known:
+        print(f"mutate: error: no function {sorted(funcs - known)[0]!r} with mutants in "
+              f"{path}: use one of {', '.join(sorted(known))}", file=sys.stderr)
+        return 2
+    ms = mutants(src, only, funcs)
     ids = list(range(len(ms)))
     if a.ids:
         try:
@@ -315,8 +363,8 @@ def main(argv=None):
         print(json.dumps({"summary": summary}))
     else:
         print(f"{len(ids)} mutants: {tally['killed']} killed, {tally['survived']} "
-              f"survived, {tally['stillborn']} stillborn; score {score:.1%} "
-              "(killed of those that compiled)")
+              f"survived, {tally['stillborn']} stillborn, {tally['error']} not judged; "
+              f"score {score:.1%} (killed of those judged)")
     return 0
 
 

@@ -67,7 +67,7 @@ MUTANTS = {
                    "\t\t\tptep++;\n\t\t\tfor (; i < CONT_PTES; i++, ptep++) {",
                    {"postcondition"}),
     # contpte that does nothing: set_ptes never contiguous, a block never folded
-    "setptes_nocont": ("\t\t\tpte = pte_mkcont(pte);\n", "\n", {"postcondition"}),
+    "setptes_nocont": ("\t\t\tpte = pte_mkcont(pte);\n", "\t\t\t;\n", {"postcondition"}),
     "fold_never": ("\tcontpte_convert(mm, addr, orig_ptep, pte);\n", "\n", {"postcondition"}),
 }
 
