@@ -44,6 +44,7 @@ void postcond_start(struct postcond *pc, const char *op, struct mm_struct *mm,
 	pc->hw_updates = hw_events.v[EV_hw_update];
 	pc->full = false;
 	pc->edge_nr[0] = pc->edge_nr[1] = 0;
+	pc->blk[0] = pc->blk[1] = NULL;
 	pc->snap_nr = 0;
 	if (young_map) {
 		struct hw_gather_cache gc = { 0 };
@@ -66,6 +67,11 @@ void postcond_start(struct postcond *pc, const char *op, struct mm_struct *mm,
 	pc->edge_nr[1] = (unsigned int)(last_end - end);
 	for (int e = 0; e < 2; e++)
 		memcpy(pc->edge_val[e], pc->edge[e], pc->edge_nr[e] * sizeof(u64));
+	pc->blk[0] = first;
+	pc->blk[1] = last_end - n != first ? last_end - n : NULL;
+	for (int e = 0; e < 2; e++)
+		if (pc->blk[e])
+			memcpy(pc->blk_val[e], pc->blk[e], n * sizeof(u64));
 	if (hw_interleave.on && hw_interleave.reader && mm) {
 		hw_interleave.nr_read = 0;
 		pc->snap_start = first;
@@ -75,7 +81,68 @@ void postcond_start(struct postcond *pc, const char *op, struct mm_struct *mm,
 	}
 }
 
-/* What lockless readers returned while the operation ran. */
+#define AD_YOUNG 1
+#define AD_DIRTY 2
+
+/* young/dirty of a raw valid entry, as pte_young()/pte_dirty() read it */
+static unsigned int ad_of(u64 d)
+{
+	if (!hw_fmt_leaf3(FMT, d))
+		return 0;
+	return (hw_fmt_af(FMT, d) ? AD_YOUNG : 0) | (hw_fmt_dirty(FMT, d) ? AD_DIRTY : 0);
+}
+
+/*
+ * What snap[i] read as before the call: its block's young/dirty when the
+ * block was whole and consistent (contpte gathers them), else its own.
+ */
+static unsigned int snap_ad(const struct postcond *pc, unsigned int i)
+{
+	unsigned int n = cont_n(), j0 = i & ~(n - 1), ad = 0;
+
+	if (!n || !hw_fmt_cont(FMT, pc->snap[i]) || j0 + n > pc->snap_nr)
+		return ad_of(pc->snap[i]);
+	for (unsigned int k = 0; k < n; k++) {
+		u64 d = pc->snap[j0 + k];
+
+		if (!hw_fmt_leaf3(FMT, d) || !hw_fmt_cont(FMT, d) ||
+		    hw_fmt_pfn(FMT, d) != hw_fmt_pfn(FMT, pc->snap[j0]) + k)
+			return ad_of(pc->snap[i]);
+		ad |= ad_of(d);
+	}
+	return ad;
+}
+
+/* What the op may take from the entry at snap[i]: young, dirty, or all (it replaces it). */
+static unsigned int op_clears(const struct postcond *pc, unsigned int i)
+{
+	static const char *const replace[] = {
+		"set_ptes", "clear_full_ptes", "get_and_clear_full_ptes", "ptep_get_and_clear_full",
+	};
+	static const char *const young[] = {
+		"ptep_test_and_clear_young", "ptep_clear_flush_young", "test_and_clear_young_ptes",
+		"clear_flush_young_ptes",
+	};
+	pte_t *p = pc->snap_start + i;
+
+	if (pc->full || !strcmp(pc->op, "clear_young_dirty_ptes"))
+		return AD_YOUNG | AD_DIRTY;
+	for (unsigned int k = 0; k < ARRAY_SIZE(young); k++)
+		if (!strcmp(pc->op, young[k]))
+			return AD_YOUNG; /* over the blocks of the range: contpte clears them whole */
+	for (unsigned int k = 0; k < ARRAY_SIZE(replace); k++)
+		if (!strcmp(pc->op, replace[k]))
+			return p >= pc->ptep && p < pc->ptep + pc->nr ? AD_YOUNG | AD_DIRTY : 0;
+	return 0;
+}
+
+/*
+ * What lockless readers returned while the operation ran. A torn read is
+ * one a reader that retries on an inconsistent block never returns: a
+ * frame the entry never mapped, or young/dirty missing that its block
+ * had all along (the writer holds them mid-update, as contpte_convert
+ * does between clearing a block and setting it again).
+ */
 static void readers_saw(const struct postcond *pc)
 {
 	struct hw_interleave *il = &hw_interleave;
@@ -90,8 +157,21 @@ static void readers_saw(const struct postcond *pc)
 			continue;
 		was = pc->snap[i];
 		now = raw((pte_t *)il->read_ptep[r]);
-		if ((FMT->desc_leaf(was, 3) && FMT->desc_pfn(was) == arch->pte_pfn(__pte(v))) ||
-		    (FMT->desc_leaf(now, 3) && FMT->desc_pfn(now) == arch->pte_pfn(__pte(v))))
+		if (FMT->desc_leaf(was, 3) && FMT->desc_pfn(was) == arch->pte_pfn(__pte(v))) {
+			unsigned int lack = snap_ad(pc, (unsigned int)i) & ~op_clears(pc, (unsigned int)i) &
+					    ~((arch->pte_young(__pte(v)) ? AD_YOUNG : 0) |
+					      (arch->pte_dirty(__pte(v)) ? AD_DIRTY : 0));
+
+			if (!lack)
+				continue;
+			hw_violation(VIOL_POSTCOND, "ptep_get_lockless racing %s(va %#lx, nr %u) returned "
+				     "%s for %s, whose block read %s before, and %s keeps that there",
+				     pc->op, pc->addr, pc->nr, lack & AD_YOUNG ? "old" : "clean",
+				     hw_ptep_name(il->read_ptep[r]), lack & AD_YOUNG ? "young" : "dirty",
+				     pc->op);
+			break;
+		}
+		if (FMT->desc_leaf(now, 3) && FMT->desc_pfn(now) == arch->pte_pfn(__pte(v)))
 			continue;
 		hw_violation(VIOL_POSTCOND, "ptep_get_lockless racing %s(va %#lx, nr %u) returned pte "
 			     "%#llx for %s, which mapped pfn %#llx before and pfn %#llx after",
@@ -160,20 +240,76 @@ void postcond_lazy_mmu_leave(void)
 }
 
 /*
- * Whatever an op wrote: the blocks it touched are whole or not contiguous
- * at all, and the entries beside the range still map their frames.
+ * A contiguous block maps one folio (contpte_try_fold and contpte_set_ptes
+ * make one only inside a folio): young and dirty are gathered per block,
+ * so a block across folios would age and clean them together, and a zap
+ * of one would leave the other's entries contiguous.
  */
-static void blocks_whole(const struct postcond *pc)
+static bool one_folio(pte_t *b)
+{
+	u64 d = raw(b), pfn = hw_fmt_pfn(FMT, d);
+
+	if (!hw_fmt_cont(FMT, d) || !hw_fmt_leaf3(FMT, d) || (d & PTE_SPECIAL) || pfn >= max_pfn)
+		return true;
+	return folio_nr_pages(pfn_folio(pfn)) >= (long)cont_n();
+}
+
+/*
+ * Young and dirty come from the hardware or from the caller's pte (adds):
+ * an op may spread a block's over its entries (contpte_convert, a fold)
+ * but never make them up. Only the range's first and last blocks are
+ * converted whole; a block the op did not change is skipped at once.
+ */
+static void no_phantom(const struct postcond *pc, unsigned int adds)
+{
+	unsigned int n = cont_n();
+
+	if (hw_acted(pc))
+		return;
+	for (int e = 0; e < 2; e++) {
+		pte_t *b = pc->blk[e];
+		unsigned int had = adds;
+
+		if (!b || !memcmp(pc->blk_val[e], b, n * sizeof(u64)))
+			continue;
+		for (unsigned int j = 0; j < n; j++)
+			had |= ad_of(pc->blk_val[e][j]);
+		for (unsigned int j = 0; j < n; j++) {
+			unsigned int made = ad_of(raw(&b[j])) & ~had;
+
+			if (!made)
+				continue;
+			fail(pc, &b[j], made & AD_YOUNG ?
+			     "reads young, but no entry of its block was young before the call" :
+			     "reads dirty, but no entry of its block was dirty before the call");
+			return;
+		}
+	}
+}
+
+/*
+ * Whatever an op wrote: the blocks it touched are whole or not contiguous
+ * at all, the entries beside the range still map their frames, and no
+ * young or dirty was made up beyond what the caller's pte adds.
+ */
+static void blocks_whole(const struct postcond *pc, unsigned int adds)
 {
 	unsigned int n = cont_n();
 
 	readers_saw(pc);
 	if (!n)
 		return;
+	no_phantom(pc, adds);
 	for (pte_t *b = block_start(pc->ptep); b < pc->ptep + pc->nr; b += n) {
 		if (block_whole(b)) {
 			if (b == owed.block)
 				owed.block = NULL;
+			if (!one_folio(b)) {
+				hw_violation(VIOL_BAD_CONT_BLOCK, "%s(va %#lx, nr %u) left the block at %s "
+					     "contiguous across folios", pc->op, pc->addr, pc->nr,
+					     hw_ptep_name(&b->pte));
+				return;
+			}
 			continue;
 		}
 		if (pc->full && pc->nr == 1) {
@@ -223,7 +359,7 @@ static bool not_cached(const struct postcond *pc, struct mm_struct *mm, u64 va,
 void postcond_young_cleared(const struct postcond *pc, struct mm_struct *mm, bool young,
 			    bool flushed)
 {
-	blocks_whole(pc);
+	blocks_whole(pc, 0);
 	if (!hw_acted(pc)) {
 		struct hw_gather_cache gc = { 0 };
 
@@ -273,7 +409,7 @@ void postcond_young_dirty_cleared(const struct postcond *pc, cydp_t flags)
 {
 	struct hw_gather_cache gc = { 0 };
 
-	blocks_whole(pc);
+	blocks_whole(pc, 0);
 	if (hw_acted(pc))
 		return;
 	for (unsigned int i = 0; i < pc->nr; i++) {
@@ -292,7 +428,7 @@ void postcond_young_dirty_cleared(const struct postcond *pc, cydp_t flags)
 
 void postcond_wrprotected(const struct postcond *pc)
 {
-	blocks_whole(pc);
+	blocks_whole(pc, 0);
 	for (unsigned int i = 0; i < pc->nr; i++) {
 		u64 d = raw(&pc->ptep[i]);
 
@@ -370,7 +506,7 @@ void postcond_set(const struct postcond *pc, pte_t pte)
 	bool write = arch->pte_write(pte);
 	u64 pfn = arch->pte_pfn(pte);
 
-	blocks_whole(pc);
+	blocks_whole(pc, arch->pte_present(pte) ? (young ? AD_YOUNG : 0) | (dirty ? AD_DIRTY : 0) : 0);
 	if (!arch->pte_present(pte)) {
 		if (raw(pc->ptep) != pte_val(pte))
 			fail(pc, pc->ptep, "is not the non-present entry asked for");
@@ -397,7 +533,7 @@ void postcond_set(const struct postcond *pc, pte_t pte)
 
 void postcond_cleared(const struct postcond *pc)
 {
-	blocks_whole(pc);
+	blocks_whole(pc, 0);
 	for (unsigned int i = 0; i < pc->nr; i++) {
 		if (raw(&pc->ptep[i])) {
 			fail(pc, &pc->ptep[i], "was not cleared");
@@ -410,7 +546,8 @@ void postcond_access_flags(const struct postcond *pc, pte_t entry, int dirty)
 {
 	u64 d = raw(pc->ptep);
 
-	blocks_whole(pc);
+	blocks_whole(pc, (arch->pte_young(entry) ? AD_YOUNG : 0) |
+			 (arch->pte_dirty(entry) ? AD_DIRTY : 0));
 	if (!cont_n())
 		return;
 	/* a walker that reads this descriptor alone must not fault again */

@@ -11,14 +11,17 @@
  *   set_access_flags    a walker that checks one descriptor (no HA, or
  *                       no HD, somewhere on the machine) can now access;
  * and for every op that writes: contiguous blocks at the edges of the
- * range are whole and consistent (its neighbours kept their frames); a
+ * range are whole and consistent (its neighbours kept their frames), and
+ * no entry of them reads young or dirty that no entry of its block was,
+ * nor the caller asked for (an op spreads them, never makes them up); a
  * fullmm ptep_get_and_clear_full() may leave its block partly cleared
  * until arch_leave_lazy_mmu_mode(), as its caller promises to finish it.
  * The hardware may set young/dirty during an operation (interleaving):
  * then the "reads old/clean" parts do not apply. A lockless reader that
  * raced the operation (hw/interleave.h) must have seen an entry absent
  * or mapping the frame it mapped before or after the call, never a torn
- * or foreign one.
+ * or foreign one; and with the frame it had before, the young and dirty
+ * its block had then, unless the op clears them there.
  */
 #ifndef PTELAB_ARCH_POSTCOND_H
 #define PTELAB_ARCH_POSTCOND_H
@@ -39,6 +42,9 @@ struct postcond {
 	pte_t *edge[2];
 	u64 edge_val[2][16];
 	unsigned int edge_nr[2];
+	/* the range's first and last blocks, whole: the young/dirty they had */
+	pte_t *blk[2];
+	u64 blk_val[2][16];
 	/*
 	 * With agents acting inside operations: the range's blocks before
 	 * the call, for what a lockless reader racing it may return.

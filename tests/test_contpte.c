@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests of the arm64 dispatchers and the reference contpte layer. */
 #include "arch/arm64/switches.h"
+#include "hw/interleave.h"
 #include "hw/phys.h"
 #include "tests/ktap.h"
 #include "tests/lab_test.h"
@@ -22,6 +23,13 @@ static void raw_age(pte_t *p, int n)
 		p[i].pte |= A64_RDONLY;
 		*hw_pt_shadow(&p[i].pte) = 0;
 	}
+}
+
+/* Not writable (DBM clear), behind the API's back. */
+static void raw_rdonly(pte_t *p, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i].pte &= ~(1ULL << 51);
 }
 
 static u64 reads_of(void (*fn)(pte_t *), pte_t *p)
@@ -578,6 +586,121 @@ static void test_set_ptes_must_make_blocks_contiguous(void)
 	t_teardown(&t);
 }
 
+/* An op may spread a block's young/dirty over it, never make them up. */
+static void test_convert_must_not_make_up_young_dirty(void)
+{
+	struct t_lab t;
+	struct postcond pc;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
+	t_touch(&t, 0, SZ_64K, true);
+	pte_t *p = t_ptep(&t, 0);
+
+	raw_age(p, 16);
+	raw_rdonly(p, 16);
+	flush_tlb_mm(t.mm);
+	EXPECT_EQ(hw_violations.count[VIOL_POSTCOND], 0);
+	/* an unfold that ORs the negation of dirty: a clean block comes out dirty */
+	postcond_start(&pc, "wrprotect_ptes", t.mm, T_BASE + 2 * PAGE_SIZE, &p[2], 4, false);
+	for (int i = 0; i < 16; i++)
+		p[i].pte = (p[i].pte & ~A64_CONT) | A64_SWDIRTY;
+	postcond_wrprotected(&pc);
+	EXPECT_EQ(hw_violations.count[VIOL_POSTCOND], 1);
+	/* one entry was dirty before: spreading it over the block is what unfold does */
+	raw_age(p, 16);
+	p[7].pte |= A64_SWDIRTY;
+	postcond_start(&pc, "wrprotect_ptes", t.mm, T_BASE + 2 * PAGE_SIZE, &p[2], 4, false);
+	for (int i = 0; i < 16; i++)
+		p[i].pte = (p[i].pte & ~A64_CONT) | A64_SWDIRTY;
+	postcond_wrprotected(&pc);
+	EXPECT_EQ(hw_violations.count[VIOL_POSTCOND], 1);
+	for (int i = 0; i < 16; i++)
+		p[i].pte |= A64_CONT;
+	/* young the caller asked for (set_ptes of a young pte) is not made up */
+	raw_age(p, 16);
+	postcond_start(&pc, "set_ptes", t.mm, T_BASE + 15 * PAGE_SIZE, &p[15], 1, false);
+	for (int i = 0; i < 16; i++)
+		p[i].pte |= A64_AF;
+	postcond_set(&pc, __pte(p[15].pte));
+	EXPECT_EQ(hw_violations.count[VIOL_POSTCOND], 1);
+	flush_tlb_mm(t.mm);
+	hw_violations_reset();
+	t_teardown(&t);
+}
+
+/* A contiguous block maps one folio: a fold across small folios is a violation. */
+static void test_block_across_folios_is_a_violation(void)
+{
+	struct t_lab t;
+	struct postcond pc;
+	u64 saved[16];
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
+	t_touch(&t, 0, SZ_64K, true);
+	pte_t *p = t_ptep(&t, 0);
+	struct page *head = pfn_to_page(pte_pfn(ptep_get(p)));
+
+	EXPECT(raw_cont(p));
+	postcond_start(&pc, "set_ptes", t.mm, T_BASE + 15 * PAGE_SIZE, &p[15], 1, false);
+	postcond_set(&pc, __pte(p[15].pte));
+	EXPECT_EQ(hw_violations.count[VIOL_BAD_CONT_BLOCK], 0);
+	/* the same frames, seen as four 16K folios: the block spans them */
+	memcpy(saved, p, sizeof(saved));
+	for (int i = 0; i < 16; i++)
+		head[i].order = 2;
+	postcond_start(&pc, "set_ptes", t.mm, T_BASE + 15 * PAGE_SIZE, &p[15], 1, false);
+	postcond_set(&pc, __pte(p[15].pte));
+	EXPECT_EQ(hw_violations.count[VIOL_BAD_CONT_BLOCK], 1);
+	for (int i = 0; i < 16; i++)
+		head[i].order = 4;
+	memcpy(p, saved, sizeof(saved));
+	hw_violations_reset();
+	t_teardown(&t);
+}
+
+static u64 no_reader(u64 *ptep)
+{
+	return *ptep;
+}
+
+/* A lockless reader racing a convert must not return the block without its dirty. */
+static void test_torn_lockless_read_is_a_violation(void)
+{
+	struct t_lab t;
+	struct postcond pc;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
+	t_touch(&t, 0, SZ_64K, true);
+	pte_t *p = t_ptep(&t, 0);
+
+	raw_age(p, 16);
+	raw_rdonly(p, 16);
+	p[3].pte |= A64_SWDIRTY;
+	flush_tlb_mm(t.mm);
+	hw_interleave.reader = no_reader;
+	hw_interleave.on = true;
+	/* wrprotect keeps dirty: a read of entry 12 must say dirty */
+	postcond_start(&pc, "wrprotect_ptes", t.mm, T_BASE, p, 16, false);
+	hw_interleave.read_ptep[0] = &p[12].pte;
+	hw_interleave.read_val[0] = p[12].pte; /* what a gather that skipped the cleared 3 returns */
+	hw_interleave.nr_read = 1;
+	hw_interleave.on = false;
+	postcond_wrprotected(&pc);
+	EXPECT_EQ(hw_violations.count[VIOL_POSTCOND], 1);
+	/* the same read racing a clean of dirty is fine */
+	hw_interleave.on = true;
+	postcond_start(&pc, "clear_young_dirty_ptes", t.mm, T_BASE, p, 16, false);
+	hw_interleave.read_ptep[0] = &p[12].pte;
+	hw_interleave.read_val[0] = p[12].pte;
+	hw_interleave.nr_read = 1;
+	hw_interleave.on = false;
+	postcond_young_dirty_cleared(&pc, 0);
+	EXPECT_EQ(hw_violations.count[VIOL_POSTCOND], 1);
+	hw_interleave.reader = NULL;
+	hw_violations_reset();
+	t_teardown(&t);
+}
+
 static const struct ktap_case cases[] = {
 	{ "fault_maps_contiguous_blocks", test_fault_maps_contiguous_blocks },
 	{ "full_clear_simple_and_robust", test_full_clear_simple_and_robust },
@@ -600,6 +723,9 @@ static const struct ktap_case cases[] = {
 	{ "nohint_tlb_caches_pages_apart", test_nohint_tlb_caches_pages_apart },
 	{ "phantom_gather_is_a_violation", test_phantom_gather_is_a_violation },
 	{ "set_ptes_must_make_blocks_contiguous", test_set_ptes_must_make_blocks_contiguous },
+	{ "convert_must_not_make_up_young_dirty", test_convert_must_not_make_up_young_dirty },
+	{ "block_across_folios_is_a_violation", test_block_across_folios_is_a_violation },
+	{ "torn_lockless_read_is_a_violation", test_torn_lockless_read_is_a_violation },
 };
 
 int main(int argc, char **argv)

@@ -14,7 +14,11 @@ or whether check could not judge it (error: ptelab's own code outran
     tools/mutate.py --tree PATH [--ptelab PATH] [--sequences N]
                     [--only OP[,OP...]] [--functions F[,F...]]
                     [--ids K,...] [--limit N] [--timeout S] [--time S]
-                    [--list] [--json]
+                    [--explore] [--list] [--json]
+
+With --explore, a mutant the random sequences leave alive goes through
+`check --explore` too (every interleaving point of its scenarios: minutes
+per mutant, for the races a random sequence rarely hits).
 
 Operators:
   delete    drop one statement (a call, an assignment, a break)
@@ -209,13 +213,21 @@ def listing(dirs):
     return {os.path.join(d, f) for d in dirs if os.path.isdir(d) for f in os.listdir(d)}
 
 
-def check(ptelab, tree, sequences, timeout, budget):
+def check(ptelab, tree, sequences, timeout, budget, explore=False):
     """Run check on TREE: (verdict, kinds). Verdicts: killed, survived,
     stillborn (does not compile), error (check could not judge it, e.g.
-    ptelab's own code outran --timeout)."""
-    p = subprocess.run([ptelab, "check", "--impl", f"tree:{tree}",
-                        "--sequences", str(sequences), "--timeout", str(timeout),
-                        "--time", str(budget), "--json"],
+    ptelab's own code outran --timeout). explore: then check --explore
+    on what survived."""
+    verdict, kinds = check_once(ptelab, tree, ["--sequences", str(sequences),
+                                               "--time", str(budget)], timeout)
+    if explore and verdict == "survived":
+        verdict, kinds = check_once(ptelab, tree, ["--explore"], timeout)
+    return verdict, kinds
+
+
+def check_once(ptelab, tree, how, timeout):
+    p = subprocess.run([ptelab, "check", "--impl", f"tree:{tree}", *how,
+                        "--timeout", str(timeout), "--json"],
                        capture_output=True, text=True)
     if p.returncode not in (0, 1):
         last = (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1]
@@ -262,7 +274,8 @@ def sweep(a, ms, ids):
                     f.write(text)
             before = listing(dirs)
             try:
-                verdict, kinds = check(a.ptelab, tree, a.sequences, a.timeout, a.time)
+                verdict, kinds = check(a.ptelab, tree, a.sequences, a.timeout, a.time,
+                                       a.explore)
             finally:
                 shutil.rmtree(tree)
                 # each copy's backend build is used once: drop it
@@ -306,6 +319,8 @@ def main(argv=None):
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--ids", default="",
                     help="only these mutants (numbers as --list gives them)")
+    ap.add_argument("--explore", action="store_true",
+                    help="survivors also go through check --explore (minutes each)")
     ap.add_argument("--list", action="store_true",
                     help="list the mutants, run nothing")
     ap.add_argument("--json", action="store_true")

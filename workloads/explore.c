@@ -51,6 +51,7 @@ enum xstate {
 	XS_RDONLY,    /* dirty, then write-protected (as fork leaves the parent) */
 	XS_PARTIAL,   /* dirty, one entry zapped (the block not whole) */
 	XS_RDONLY_CLEAN, /* clean, then write-protected: a write fault unfolds an old block */
+	XS_OLD_LAST,  /* clean, then every page of the block but its last loaded, each walked */
 	XS_FILE,      /* a read-only file mapping, read in */
 	XS_FILE_NONE, /* the same, the target folio not faulted in */
 	NR_XSTATES
@@ -58,14 +59,14 @@ enum xstate {
 
 static const char *const state_names[NR_XSTATES] = {
 	"empty", "dirty", "clean", "young-one", "dirty-one", "write-protected",
-	"one-unmapped", "clean write-protected", "file", "file-empty",
+	"one-unmapped", "clean write-protected", "young but its last entry", "file", "file-empty",
 };
 
 enum xop {
 	XO_TCY, XO_CFY, XO_PTCY, XO_PCFY, XO_WRP, XO_CYDP_BOTH, XO_CYDP_YOUNG,
 	XO_CYDP_DIRTY, XO_SAF_YOUNG, XO_SAF_WRITE, XO_GET, XO_LOCKLESS, XO_HINT,
 	XO_ZAP, XO_FAULT_STORE, XO_FAULT_LOAD, XO_FORK, XO_NONPRESENT, XO_MREMAP,
-	NR_XOPS
+	XO_SAF_YOUNG_LAST, NR_XOPS
 };
 
 static const char *const op_names[NR_XOPS] = {
@@ -78,6 +79,7 @@ static const char *const op_names[NR_XOPS] = {
 	"load fault", "fork (copy_pte_range), child exits",
 	"set_pte_at(non-present); ptep_get_and_clear_full",
 	"mremap to an address 3 pages off its frames' block alignment",
+	"ptep_set_access_flags(young) of the block's last entry (a fault without HA)",
 };
 
 /* the range an op covers: the target entry, a few entries of its folio, or the folio */
@@ -112,6 +114,8 @@ static const struct scenario {
 	{ XO_WRP, XR_PART, XS_CLEAN },         { XO_ZAP, XR_PART, XS_CLEAN },
 	{ XO_SAF_WRITE, XR_ONE, XS_RDONLY_CLEAN }, { XO_MREMAP, XR_PART, XS_CLEAN },
 	{ XO_WRP, XR_PART, XS_YOUNG1 },        { XO_FAULT_STORE, XR_ONE, XS_RDONLY_CLEAN },
+	/* the no-op test of set_access_flags must look at every entry, the last too */
+	{ XO_SAF_YOUNG_LAST, XR_ONE, XS_OLD_LAST },
 };
 
 const unsigned int explore_nr_scenarios = ARRAY_SIZE(scenarios);
@@ -203,12 +207,20 @@ static void set_state(const struct scenario *sc, const struct xgeo *g, struct mm
 	case XS_YOUNG1:
 	case XS_DIRTY1:
 	case XS_RDONLY_CLEAN:
+	case XS_OLD_LAST:
 		clear_young_dirty_ptes(vma, g->fva, ptep_at(mm, g->fva), (unsigned int)g->folio_pages,
 				       CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY);
 		flush_tlb_mm(mm);
 		hw_frame_clean(pfn_at(mm, g->fva), g->folio_pages);
 		if (sc->state == XS_YOUNG1 || sc->state == XS_DIRTY1)
 			x_access(0, mm, g->tva, sc->state == XS_DIRTY1);
+		/* each walked alone: through the block's TLB entry no flag would be set */
+		for (u64 i = 0; sc->state == XS_OLD_LAST && i + 1 < g->block_pages; i++) {
+			u64 va = g->bva + i * PAGE_SIZE;
+
+			hw_tlb_inval(&hw_machine.cpu[0].tlb, hw_machine.cpu[0].asid, va, va + PAGE_SIZE);
+			x_access(0, mm, va, false);
+		}
 		if (sc->state == XS_RDONLY_CLEAN) {
 			wrprotect_ptes(mm, g->fva, ptep_at(mm, g->fva), (unsigned int)g->folio_pages);
 			flush_tlb_mm(mm);
@@ -267,6 +279,13 @@ static void run_op(const struct scenario *sc, const struct xgeo *g, struct mm_st
 		ptep_set_access_flags(vma, g->tva, t,
 				      pte_mkyoung(pte_mkdirty(pte_mkwrite(ptep_get(t)))), 1);
 		break;
+	case XO_SAF_YOUNG_LAST: {
+		u64 va = g->bva + (g->block_pages - 1) * PAGE_SIZE;
+		pte_t *l = ptep_at(mm, va);
+
+		ptep_set_access_flags(find_vma(mm, va), va, l, pte_mkyoung(ptep_get(l)), 0);
+		break;
+	}
 	case XO_GET:
 		(void)ptep_get(t);
 		break;
