@@ -91,6 +91,7 @@ static inline void set_ptes(struct mm_struct *mm, unsigned long addr,
 
 	pte_op_count(PTE_OP_set_ptes, ptep);
 	postcond_start(&pc, "set_ptes", mm, addr, ptep, nr, false);
+	pc.takes = PC_TAKES_RANGE;
 	arch->pte.set_ptes(mm, addr, ptep, pte, nr);
 	oracle_set(ptep, nr, pte_young(pte), pte_dirty(pte));
 	postcond_set(&pc, pte);
@@ -125,6 +126,7 @@ static inline void clear_full_ptes(struct mm_struct *mm, unsigned long addr,
 
 	pte_op_count(PTE_OP_clear_full_ptes, ptep);
 	postcond_start(&pc, "clear_full_ptes", mm, addr, ptep, nr, false);
+	pc.takes = PC_TAKES_RANGE;
 	arch->pte.clear_full_ptes(mm, addr, ptep, nr, full);
 	oracle_discard(ptep, nr, true, true);
 	postcond_cleared(&pc);
@@ -140,6 +142,7 @@ static inline pte_t get_and_clear_full_ptes(struct mm_struct *mm,
 
 	pte_op_count(PTE_OP_get_and_clear_full_ptes, ptep);
 	postcond_start(&pc, "get_and_clear_full_ptes", mm, addr, ptep, nr, false);
+	pc.takes = PC_TAKES_RANGE;
 	pte = arch->pte.get_and_clear_full_ptes(mm, addr, ptep, nr, full);
 	pte_op_return(PTE_OP_get_and_clear_full_ptes, pte_val(pte));
 	oracle_report(ptep, nr, pte_young(pte), pte_dirty(pte), true, true,
@@ -158,6 +161,7 @@ static inline pte_t ptep_get_and_clear_full(struct mm_struct *mm,
 
 	pte_op_count(PTE_OP_ptep_get_and_clear_full, ptep);
 	postcond_start(&pc, "ptep_get_and_clear_full", mm, addr, ptep, 1, false);
+	pc.takes = PC_TAKES_RANGE;
 	pc.full = full;
 	pte = arch->pte.ptep_get_and_clear_full(mm, addr, ptep, full);
 	pte_op_return(PTE_OP_ptep_get_and_clear_full, pte_val(pte));
@@ -193,6 +197,7 @@ static inline int ptep_test_and_clear_young(struct vm_area_struct *vma,
 
 	pte_op_count(PTE_OP_ptep_test_and_clear_young, ptep);
 	postcond_start(&pc, "ptep_test_and_clear_young", vma ? vma->vm_mm : NULL, addr, ptep, 1, false);
+	pc.takes = PC_TAKES_YOUNG;
 	young = arch->pte.ptep_test_and_clear_young(vma, addr, ptep);
 	young_cost_end(c);
 	pte_op_return(PTE_OP_ptep_test_and_clear_young, (u64)young);
@@ -212,6 +217,7 @@ static inline int ptep_clear_flush_young(struct vm_area_struct *vma,
 
 	pte_op_count(PTE_OP_ptep_clear_flush_young, ptep);
 	postcond_start(&pc, "ptep_clear_flush_young", vma ? vma->vm_mm : NULL, addr, ptep, 1, true);
+	pc.takes = PC_TAKES_YOUNG;
 	young = arch->pte.ptep_clear_flush_young(vma, addr, ptep);
 	young_cost_end(c);
 	pte_op_return(PTE_OP_ptep_clear_flush_young, (u64)young);
@@ -232,6 +238,7 @@ static inline bool test_and_clear_young_ptes(struct vm_area_struct *vma,
 
 	pte_op_count(PTE_OP_test_and_clear_young_ptes, ptep);
 	postcond_start(&pc, "test_and_clear_young_ptes", vma ? vma->vm_mm : NULL, addr, ptep, nr, false);
+	pc.takes = PC_TAKES_YOUNG;
 	young = arch->pte.test_and_clear_young_ptes(vma, addr, ptep, nr);
 	young_cost_end(c);
 	pte_op_return(PTE_OP_test_and_clear_young_ptes, (u64)young);
@@ -252,6 +259,7 @@ static inline bool clear_flush_young_ptes(struct vm_area_struct *vma,
 
 	pte_op_count(PTE_OP_clear_flush_young_ptes, ptep);
 	postcond_start(&pc, "clear_flush_young_ptes", vma ? vma->vm_mm : NULL, addr, ptep, nr, true);
+	pc.takes = PC_TAKES_YOUNG;
 	young = arch->pte.clear_flush_young_ptes(vma, addr, ptep, nr);
 	young_cost_end(c);
 	pte_op_return(PTE_OP_clear_flush_young_ptes, (u64)young);
@@ -288,6 +296,8 @@ static inline void clear_young_dirty_ptes(struct vm_area_struct *vma,
 
 	pte_op_count(PTE_OP_clear_young_dirty_ptes, ptep);
 	postcond_start(&pc, "clear_young_dirty_ptes", vma ? vma->vm_mm : NULL, addr, ptep, nr, false);
+	pc.takes = (flags & CYDP_CLEAR_YOUNG ? PC_TAKES_YOUNG : 0) |
+		   (flags & CYDP_CLEAR_DIRTY ? PC_TAKES_DIRTY : 0);
 	arch->pte.clear_young_dirty_ptes(vma, addr, ptep, nr, flags);
 	oracle_discard(ptep, nr, flags & CYDP_CLEAR_YOUNG, flags & CYDP_CLEAR_DIRTY);
 	postcond_young_dirty_cleared(&pc, flags);

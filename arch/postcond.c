@@ -43,6 +43,7 @@ void postcond_start(struct postcond *pc, const char *op, struct mm_struct *mm,
 	pc->nr = nr;
 	pc->hw_updates = hw_events.v[EV_hw_update];
 	pc->full = false;
+	pc->takes = 0;
 	pc->edge_nr[0] = pc->edge_nr[1] = 0;
 	pc->blk[0] = pc->blk[1] = NULL;
 	pc->snap_nr = 0;
@@ -81,8 +82,8 @@ void postcond_start(struct postcond *pc, const char *op, struct mm_struct *mm,
 	}
 }
 
-#define AD_YOUNG 1
-#define AD_DIRTY 2
+#define AD_YOUNG PC_TAKES_YOUNG
+#define AD_DIRTY PC_TAKES_DIRTY
 
 /* young/dirty of a raw valid entry, as pte_young()/pte_dirty() read it */
 static unsigned int ad_of(u64 d)
@@ -98,9 +99,10 @@ static unsigned int ad_of(u64 d)
  */
 static unsigned int snap_ad(const struct postcond *pc, unsigned int i)
 {
+	/* snap_start is block-aligned, and there is a snapshot only when blocks exist */
 	unsigned int n = cont_n(), j0 = i & ~(n - 1), ad = 0;
 
-	if (!n || !hw_fmt_cont(FMT, pc->snap[i]) || j0 + n > pc->snap_nr)
+	if (!hw_fmt_cont(FMT, pc->snap[i]) || j0 + n > pc->snap_nr)
 		return ad_of(pc->snap[i]);
 	for (unsigned int k = 0; k < n; k++) {
 		u64 d = pc->snap[j0 + k];
@@ -116,24 +118,11 @@ static unsigned int snap_ad(const struct postcond *pc, unsigned int i)
 /* What the op may take from the entry at snap[i]: young, dirty, or all (it replaces it). */
 static unsigned int op_clears(const struct postcond *pc, unsigned int i)
 {
-	static const char *const replace[] = {
-		"set_ptes", "clear_full_ptes", "get_and_clear_full_ptes", "ptep_get_and_clear_full",
-	};
-	static const char *const young[] = {
-		"ptep_test_and_clear_young", "ptep_clear_flush_young", "test_and_clear_young_ptes",
-		"clear_flush_young_ptes",
-	};
 	pte_t *p = pc->snap_start + i;
 
-	if (pc->full || !strcmp(pc->op, "clear_young_dirty_ptes"))
+	if (pc->full || ((pc->takes & PC_TAKES_RANGE) && p >= pc->ptep && p < pc->ptep + pc->nr))
 		return AD_YOUNG | AD_DIRTY;
-	for (unsigned int k = 0; k < ARRAY_SIZE(young); k++)
-		if (!strcmp(pc->op, young[k]))
-			return AD_YOUNG; /* over the blocks of the range: contpte clears them whole */
-	for (unsigned int k = 0; k < ARRAY_SIZE(replace); k++)
-		if (!strcmp(pc->op, replace[k]))
-			return p >= pc->ptep && p < pc->ptep + pc->nr ? AD_YOUNG | AD_DIRTY : 0;
-	return 0;
+	return pc->takes & (AD_YOUNG | AD_DIRTY);
 }
 
 /*
@@ -289,8 +278,9 @@ static void no_phantom(const struct postcond *pc, unsigned int adds)
 
 /*
  * Whatever an op wrote: the blocks it touched are whole or not contiguous
- * at all, the entries beside the range still map their frames, and no
- * young or dirty was made up beyond what the caller's pte adds.
+ * at all and each maps one folio, the entries beside the range still map
+ * their frames, and no young or dirty was made up beyond what the
+ * caller's pte adds.
  */
 static void blocks_whole(const struct postcond *pc, unsigned int adds)
 {
@@ -304,12 +294,10 @@ static void blocks_whole(const struct postcond *pc, unsigned int adds)
 		if (block_whole(b)) {
 			if (b == owed.block)
 				owed.block = NULL;
-			if (!one_folio(b)) {
+			if (!one_folio(b))
 				hw_violation(VIOL_BAD_CONT_BLOCK, "%s(va %#lx, nr %u) left the block at %s "
 					     "contiguous across folios", pc->op, pc->addr, pc->nr,
 					     hw_ptep_name(&b->pte));
-				return;
-			}
 			continue;
 		}
 		if (pc->full && pc->nr == 1) {

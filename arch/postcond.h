@@ -13,7 +13,8 @@
  * and for every op that writes: contiguous blocks at the edges of the
  * range are whole and consistent (its neighbours kept their frames), and
  * no entry of them reads young or dirty that no entry of its block was,
- * nor the caller asked for (an op spreads them, never makes them up); a
+ * nor the caller asked for (an op spreads them, never makes them up), and
+ * a contiguous block maps one folio; a
  * fullmm ptep_get_and_clear_full() may leave its block partly cleared
  * until arch_leave_lazy_mmu_mode(), as its caller promises to finish it.
  * The hardware may set young/dirty during an operation (interleaving):
@@ -28,6 +29,11 @@
 
 #include "include/mm_types.h"
 
+/* What an op may take from the entries a racing lockless reader sees (pc.takes). */
+#define PC_TAKES_YOUNG 1  /* young, over the range's blocks: contpte clears them whole */
+#define PC_TAKES_DIRTY 2
+#define PC_TAKES_RANGE 4  /* all of the range's own entries: it replaces or clears them */
+
 /* What a check needs from before the call. */
 struct postcond {
 	const char *op;
@@ -36,6 +42,7 @@ struct postcond {
 	unsigned int nr;
 	u64 hw_updates;       /* hardware A/D updates so far */
 	bool full;            /* a fullmm clear of one entry: its block may be owed */
+	unsigned int takes;   /* PC_TAKES_*, set by the caller after postcond_start() */
 	u64 acted;            /* agents' actions inside operations so far */
 	u64 young_before[8];  /* clear_flush_young: pages young before (nr <= 512) */
 	/* the entries of the edge blocks outside the range */

@@ -51,7 +51,13 @@ enum xstate {
 	XS_RDONLY,    /* dirty, then write-protected (as fork leaves the parent) */
 	XS_PARTIAL,   /* dirty, one entry zapped (the block not whole) */
 	XS_RDONLY_CLEAN, /* clean, then write-protected: a write fault unfolds an old block */
-	XS_OLD_LAST,  /* clean, then every page of the block but its last loaded, each walked */
+	/*
+	 * clean, then every page of the block but its last loaded, each walked:
+	 * every entry young but the last where the walker sets the access flag
+	 * in the entry it walks (HA, the accessed policy, a folio of a block or
+	 * more); elsewhere another mix, still a scenario
+	 */
+	XS_OLD_LAST,
 	XS_FILE,      /* a read-only file mapping, read in */
 	XS_FILE_NONE, /* the same, the target folio not faulted in */
 	NR_XSTATES
@@ -142,7 +148,10 @@ static void geometry(const struct scenario *sc, int order, struct xgeo *g)
 	g->tva = g->base + g->unit + 5 * PAGE_SIZE;
 	g->fva = ALIGN_DOWN(g->tva, g->folio_pages * PAGE_SIZE);
 	g->bva = ALIGN_DOWN(g->tva, block * PAGE_SIZE);
-	if (sc->range == XR_ONE) {
+	if (sc->op == XO_SAF_YOUNG_LAST) {
+		g->rva = g->bva + (block - 1) * PAGE_SIZE;
+		g->rnr = 1;
+	} else if (sc->range == XR_ONE) {
 		g->rva = g->tva;
 		g->rnr = 1;
 	} else if (sc->range == XR_FOLIO) {
@@ -279,13 +288,9 @@ static void run_op(const struct scenario *sc, const struct xgeo *g, struct mm_st
 		ptep_set_access_flags(vma, g->tva, t,
 				      pte_mkyoung(pte_mkdirty(pte_mkwrite(ptep_get(t)))), 1);
 		break;
-	case XO_SAF_YOUNG_LAST: {
-		u64 va = g->bva + (g->block_pages - 1) * PAGE_SIZE;
-		pte_t *l = ptep_at(mm, va);
-
-		ptep_set_access_flags(find_vma(mm, va), va, l, pte_mkyoung(ptep_get(l)), 0);
+	case XO_SAF_YOUNG_LAST:
+		ptep_set_access_flags(vma, g->rva, r, pte_mkyoung(ptep_get(r)), 0);
 		break;
-	}
 	case XO_GET:
 		(void)ptep_get(t);
 		break;
