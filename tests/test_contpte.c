@@ -586,18 +586,25 @@ static void test_set_ptes_must_make_blocks_contiguous(void)
 	t_teardown(&t);
 }
 
+/* A contiguous block, old, clean and read-only behind the API's back. */
+static pte_t *old_clean_block(struct t_lab *t)
+{
+	t_setup(t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
+	t_touch(t, 0, SZ_64K, true);
+	pte_t *p = t_ptep(t, 0);
+
+	raw_age(p, 16);
+	raw_rdonly(p, 16);
+	return p;
+}
+
 /* An op may spread a block's young/dirty over it, never make them up. */
 static void test_convert_must_not_make_up_young_dirty(void)
 {
 	struct t_lab t;
 	struct postcond pc;
+	pte_t *p = old_clean_block(&t);
 
-	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
-	t_touch(&t, 0, SZ_64K, true);
-	pte_t *p = t_ptep(&t, 0);
-
-	raw_age(p, 16);
-	raw_rdonly(p, 16);
 	flush_tlb_mm(t.mm);
 	EXPECT_EQ(hw_violations.count[VIOL_POSTCOND], 0);
 	/* an unfold that ORs the negation of dirty: a clean block comes out dirty */
@@ -664,49 +671,43 @@ static u64 plain_reader(u64 *ptep)
 	return *ptep;
 }
 
+/*
+ * op starts on the block, and a reader racing it returns entry 12 as it is
+ * now: what a gather that went on past the cleared entry 3 returns.
+ */
+static void read_racing(struct postcond *pc, struct t_lab *t, const char *op, pte_t *p,
+			unsigned int takes)
+{
+	hw_interleave.on = true;
+	postcond_start(pc, op, t->mm, T_BASE, p, 16, false);
+	pc->takes = takes;
+	hw_interleave.read_ptep[0] = &p[12].pte;
+	hw_interleave.read_val[0] = p[12].pte;
+	hw_interleave.nr_read = 1;
+	hw_interleave.on = false;
+}
+
 /* A lockless reader racing a convert must not return the block without its dirty. */
 static void test_torn_lockless_read_is_a_violation(void)
 {
 	struct t_lab t;
 	struct postcond pc;
+	pte_t *p = old_clean_block(&t);
 
-	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_ACCESSED);
-	t_touch(&t, 0, SZ_64K, true);
-	pte_t *p = t_ptep(&t, 0);
-
-	raw_age(p, 16);
-	raw_rdonly(p, 16);
 	p[3].pte |= A64_SWDIRTY;
 	flush_tlb_mm(t.mm);
 	hw_interleave.reader = plain_reader;
-	hw_interleave.on = true;
 	/* wrprotect keeps dirty: a read of entry 12 must say dirty */
-	postcond_start(&pc, "wrprotect_ptes", t.mm, T_BASE, p, 16, false);
-	hw_interleave.read_ptep[0] = &p[12].pte;
-	hw_interleave.read_val[0] = p[12].pte; /* what a gather that skipped the cleared 3 returns */
-	hw_interleave.nr_read = 1;
-	hw_interleave.on = false;
+	read_racing(&pc, &t, "wrprotect_ptes", p, 0);
 	postcond_wrprotected(&pc);
 	EXPECT_EQ(hw_violations.count[VIOL_POSTCOND], 1);
 	/* the same read racing MADV_COLD's clean of young: dirty is kept, so still a loss */
-	hw_interleave.on = true;
-	postcond_start(&pc, "clear_young_dirty_ptes", t.mm, T_BASE, p, 16, false);
-	pc.takes = PC_TAKES_YOUNG;
-	hw_interleave.read_ptep[0] = &p[12].pte;
-	hw_interleave.read_val[0] = p[12].pte;
-	hw_interleave.nr_read = 1;
-	hw_interleave.on = false;
+	read_racing(&pc, &t, "clear_young_dirty_ptes", p, PC_TAKES_YOUNG);
 	postcond_young_dirty_cleared(&pc, CYDP_CLEAR_YOUNG);
 	EXPECT_EQ(hw_violations.count[VIOL_POSTCOND], 2);
 	/* racing MADV_FREE's clean of dirty it is fine */
-	hw_interleave.on = true;
-	postcond_start(&pc, "clear_young_dirty_ptes", t.mm, T_BASE, p, 16, false);
-	pc.takes = PC_TAKES_DIRTY;
+	read_racing(&pc, &t, "clear_young_dirty_ptes", p, PC_TAKES_DIRTY);
 	p[3].pte &= ~A64_SWDIRTY;
-	hw_interleave.read_ptep[0] = &p[12].pte;
-	hw_interleave.read_val[0] = p[12].pte;
-	hw_interleave.nr_read = 1;
-	hw_interleave.on = false;
 	postcond_young_dirty_cleared(&pc, CYDP_CLEAR_DIRTY);
 	EXPECT_EQ(hw_violations.count[VIOL_POSTCOND], 2);
 	hw_interleave.reader = NULL;
