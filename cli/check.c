@@ -308,11 +308,13 @@ int cmd_check(int argc, char **argv)
 			continue; /* handled in main */
 		if (!v || strncmp(a, "--", 2)) {
 			fprintf(stderr, "ptelab: error: check takes --impl, --arch, --explore, --diff A,B, "
-					"--sequences, --seed, --time, --jobs, --shard K/N, --timeout, --sanitize, "
+					"--sequences, --seed, --time, --jobs, --shard K/N, --timeout, --sanitize, --core, "
 					"--json\n");
 			return 2;
 		}
 		i++;
+		if (!strcmp(a, "--core"))
+			continue; /* handled in main */
 		if (!strcmp(a, "--impl")) {
 			impls = v;
 			impl_set = true;

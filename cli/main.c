@@ -270,6 +270,8 @@ static int cmd_run(int argc, char **argv)
 		}
 		if (!strcmp(a, "--arch")) {
 			spec.p.arch = v;
+		} else if (!strcmp(a, "--core")) {
+			continue; /* handled before anything else (main) */
 		} else if (!strcmp(a, "--impl")) {
 			spec.p.impl = v;
 		} else if (!strcmp(a, "--profile")) {
@@ -503,6 +505,20 @@ int main(int argc, char **argv)
 		for (int i = 2; i < argc; i++)
 			if (!strcmp(argv[i], "--sanitize") && ensure_asan_runtime(argv))
 				return 2;
+	/* --core before any backend is loaded: whose core-mm code kernel backends run */
+	if (!strcmp(argv[1], "run") || !strcmp(argv[1], "check"))
+		for (int i = 2; i + 1 < argc; i++)
+			if (!strcmp(argv[i], "--core")) {
+				if (strcmp(argv[i + 1], "tree") && strcmp(argv[i + 1], "ref")) {
+					char err[256];
+
+					snprintf(err, sizeof(err), "unknown --core '%s'; use tree (a kernel "
+						 "backend runs its tree's core-mm code, the default) or ref "
+						 "(ptelab's twin calls the tree's arch code)", argv[i + 1]);
+					return die(err);
+				}
+				kernel_backends_core(!strcmp(argv[i + 1], "tree"));
+			}
 	if (!strcmp(argv[1], "list")) {
 		int n = argc - 2;
 		char **av = argv + 2;

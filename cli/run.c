@@ -497,6 +497,10 @@ void run_spec_reproducer(const struct run_spec *s, char *buf, size_t len)
 		NUM("--timeout", s->timeout_s);
 	if (kernel_backends_sanitized() && strcmp(p->impl, "ref"))
 		WORD("--sanitize");
+	if (!kernel_backends_core_from_tree() && strcmp(p->impl, "ref")) {
+		WORD("--core");
+		WORD("ref");
+	}
 	/* a command cut short would run something else: say so instead */
 	if (strlen(buf) + 1 >= len)
 		snprintf(buf, len, "(no reproducer: the command is longer than %zu bytes)", len - 1);

@@ -30,6 +30,11 @@ struct mmu_gather {
 	struct mm_struct *mm;
 	unsigned long start, end;
 	bool fullmm, freed_tables, cleared_ptes, cleared_pmds;
+	/*
+	 * Pages queued with ENCODED_PAGE_BIT_DELAY_RMAP whose rmap removal
+	 * waits for tlb_flush_rmaps() (a dirty file folio's, on SMP kernels).
+	 */
+	bool delayed_rmap;
 	unsigned int batch_count;
 	struct mmu_gather_batch *active;
 	struct mmu_gather_batch local;

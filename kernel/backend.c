@@ -18,11 +18,13 @@
 #include "hw/host.h"
 #include "hw/interleave.h"
 #include "hw/invariants.h"
+#include "include/page.h"
 #include "lab/paths.h"
 #include "kernel/backend.h"
 #include "kernel/build.h"
 #include "kernel/git_tree.h"
 #include "kernel/spawn.h"
+#include "mm/core.h"
 
 const char *const kernel_fetchable[] = { "6.12", "7.2", "7.3", NULL };
 
@@ -32,6 +34,38 @@ struct mm_struct init_mm;
 bool ptelab_hw_bbml2(void)
 {
 	return hw_machine.cfg.bbml2;
+}
+
+/* Kernel code reached what the lab does not model (kernel/shim/core.h). */
+void ptelab_kernel_unsupported(const char *file, int line, const char *what)
+{
+	const char *base = strrchr(file, '/');
+
+	hw_violation(VIOL_OTHER, "kernel code at %s:%d reached %s, which the lab does not model",
+		     base ? base + 1 : file, line, what);
+}
+
+/* The tree's print_bad_pte(): a mapping whose folio's mapcount went negative. */
+void ptelab_print_bad_pte(struct vm_area_struct *vma, unsigned long addr, pte_t pte,
+			  struct page *page, const char *file, int line)
+{
+	const char *base = strrchr(file, '/');
+
+	hw_violation(VIOL_MAPCOUNT, "BUG: Bad page map at %#lx (pte %#llx, pfn %#llx) from %s:%d: "
+		     "its folio's mapcount went negative", addr, (unsigned long long)pte_val(pte),
+		     (unsigned long long)page_to_pfn(page), base ? base + 1 : file, line);
+}
+
+static bool core_from_tree = true;
+
+void kernel_backends_core(bool from_tree)
+{
+	core_from_tree = from_tree;
+}
+
+bool kernel_backends_core_from_tree(void)
+{
+	return core_from_tree;
 }
 
 void ptelab_kernel_warn(const char *file, int line, const char *cond)
@@ -53,11 +87,22 @@ struct kernel_backend {
 	pte_t (*real_ptep_get)(pte_t *, pte_t);
 	pte_t (*real_ptep_get_lockless)(pte_t *);
 	int gather_early_exit; /* -1: not probed yet (gather_exits_early()) */
+	/* the tree's core-mm roots (NULL: --core ref), and their object */
+	const struct mm_core_ops *core;
+	void *core_handle;
 };
 
 #define MAX_BACKENDS 16
 static struct kernel_backend *loaded[MAX_BACKENDS];
 static int nr_loaded;
+
+const struct mm_core_ops *kernel_backend_core(const struct arm64_backend *b)
+{
+	for (int i = 0; b && i < nr_loaded; i++)
+		if (&loaded[i]->b == b)
+			return loaded[i]->core;
+	return NULL;
+}
 
 /* Kernel code called an interposed function: it is the current backend's. */
 static struct kernel_backend *current_kernel(void)
@@ -270,6 +315,30 @@ static const struct arm64_backend *load_backend(const char *name, const char *so
 	return &kb->b;
 }
 
+/* The tree's core-mm roots, built and loaded beside its arch backend. */
+static int load_core(struct kernel_backend *kb, const char *tree, char *err, size_t errlen)
+{
+	char so[PATH_MAX + 128];
+
+	if (kernel_build_core(kb->name, tree, so, sizeof(so), err, errlen))
+		return -1;
+	kb->core_handle = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+	if (!kb->core_handle) {
+		snprintf(err, errlen, "cannot load the core-mm code of %s (kernel %s): %s; run its "
+			 "arch code alone with --core ref", kb->name, kb->version, dlerror());
+		return -1;
+	}
+	kb->core = dlsym(kb->core_handle, "ptelab_core_ops");
+	if (!kb->core) {
+		snprintf(err, errlen, "the core-mm code of %s (kernel %s) has no entry table",
+			 kb->name, kb->version);
+		dlclose(kb->core_handle);
+		kb->core_handle = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 const struct arm64_backend *arm64_backend_by_name(const char *impl, char *err, size_t errlen)
 {
 	char tree[PATH_MAX + 64], so[PATH_MAX + 128], version[32];
@@ -310,7 +379,16 @@ const struct arm64_backend *arm64_backend_by_name(const char *impl, char *err, s
 	}
 	if (kernel_build_backend(impl, tree, so, sizeof(so), version, err, errlen))
 		return NULL;
-	return load_backend(impl, so, version, err, errlen);
+	const struct arm64_backend *b = load_backend(impl, so, version, err, errlen);
+	if (b && core_from_tree && load_core(loaded[nr_loaded - 1], tree, err, errlen)) {
+		/* unusable as asked: forget it, so a later lookup reports the same */
+		struct kernel_backend *kb = loaded[--nr_loaded];
+
+		dlclose(kb->handle);
+		free(kb);
+		return NULL;
+	}
+	return b;
 }
 
 int kernel_fetched(char names[][64], int max)
@@ -418,15 +496,20 @@ void kernel_backend_provenance(const char *impl, char *buf, size_t len)
 	char err[256], a[128], b[128], tree[PATH_MAX + 64];
 	const struct arm64_backend *be = arm64_backend_by_name(impl, err, sizeof(err));
 	const char *kver = be && be->version ? be->version : "";
+	/* whose core-mm code ran: the tree's (its roots), or ptelab's twin */
+	char core[96];
+
+	snprintf(core, sizeof(core), "\"core\": \"%s\", ",
+		 kernel_backend_core(be) ? "tree" : "ref");
 
 	if (!strcmp(impl, "ref")) {
-		snprintf(buf, len, "{\"kind\": \"builtin\", \"kernel\": \"%s\"}", kver);
+		snprintf(buf, len, "{\"kind\": \"builtin\", %s\"kernel\": \"%s\"}", core, kver);
 	} else if (!strncmp(impl, "linux-", 6)) {
 		snprintf(tree, sizeof(tree), "%s/kernels/%s", lab_state_dir(), impl);
 		stamp_value(tree, "package", a, sizeof(a));
 		stamp_value(tree, "version", b, sizeof(b));
-		snprintf(buf, len, "{\"kind\": \"fetched\", \"package\": \"%s\", "
-			 "\"package_version\": \"%s\", \"kernel\": \"%s\"}", a, b, kver);
+		snprintf(buf, len, "{\"kind\": \"fetched\", %s\"package\": \"%s\", "
+			 "\"package_version\": \"%s\", \"kernel\": \"%s\"}", core, a, b, kver);
 	} else if (!strncmp(impl, "git:", 4)) {
 		char tree[PATH_MAX], commit[41] = "";
 		const char *at = strrchr(impl + 4, '@');
@@ -434,7 +517,7 @@ void kernel_backend_provenance(const char *impl, char *buf, size_t len)
 
 		if (git_tree_materialize(impl + 4, tree, sizeof(tree), commit, err, sizeof(err)))
 			commit[0] = 0;
-		n = (size_t)snprintf(buf, len, "{\"kind\": \"git\", \"path\": \"");
+		n = (size_t)snprintf(buf, len, "{\"kind\": \"git\", %s\"path\": \"", core);
 		for (const char *c = impl + 4; *c && c != at && n + 8 < len; c++) {
 			if (*c == '"' || *c == '\\')
 				buf[n++] = '\\';
@@ -448,7 +531,7 @@ void kernel_backend_provenance(const char *impl, char *buf, size_t len)
 		size_t n;
 
 		tree_git_revision(path, a, sizeof(a));
-		n = (size_t)snprintf(buf, len, "{\"kind\": \"tree\", \"path\": \"");
+		n = (size_t)snprintf(buf, len, "{\"kind\": \"tree\", %s\"path\": \"", core);
 		/* the path as a JSON string: quotes and backslashes escaped, controls dropped */
 		for (const char *c = path; *c && n + 8 < len; c++) {
 			if (*c == '"' || *c == '\\')

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 struct arm64_backend;
+struct mm_core_ops;
 
 /* The versions Debian packages as linux-source-X.Y that ptelab knows. */
 extern const char *const kernel_fetchable[];
@@ -22,6 +23,16 @@ extern const char *const kernel_fetchable[];
  * the ops; NULL with one line in err saying what is wrong and what to do.
  */
 const struct arm64_backend *arm64_backend_by_name(const char *impl, char *err, size_t errlen);
+
+/*
+ * Whether kernel backends run their tree's core-mm roots (the default)
+ * or only its arch code, with ptelab's twin calling it (--core ref).
+ * Set before the first backend is loaded.
+ */
+void kernel_backends_core(bool from_tree);
+bool kernel_backends_core_from_tree(void);
+/* A loaded backend's core-mm roots; NULL: ref, or --core ref. */
+const struct mm_core_ops *kernel_backend_core(const struct arm64_backend *b);
 
 /* Fetched kernel sources under build/kernels, sorted; returns how many. */
 int kernel_fetched(char names[][64], int max);

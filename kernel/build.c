@@ -25,7 +25,7 @@
 #include "kernel/quirks.h"
 #include "kernel/spawn.h"
 
-static int read_file(const char *path, char **out)
+int kbuild_read_file(const char *path, char **out)
 {
 	FILE *f = fopen(path, "r");
 	long n;
@@ -65,7 +65,7 @@ static int makefile_int(const char *mk, const char *key)
 	return -1;
 }
 
-static u64 fnv1a(u64 h, const char *s)
+u64 kbuild_hash(u64 h, const char *s)
 {
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
@@ -73,7 +73,7 @@ static u64 fnv1a(u64 h, const char *s)
 }
 
 /* The first line of compiler output that says "error". */
-static void first_error(const char *log, char *out, size_t n)
+void kbuild_first_error(const char *log, char *out, size_t n)
 {
 	const char *p = strstr(log, "error");
 	const char *start = p, *end;
@@ -89,7 +89,7 @@ static void first_error(const char *log, char *out, size_t n)
 }
 
 /* One compile's output added to the build's whole log, under a heading. */
-static void log_append(char **all, size_t *len, const char *what, const char *out)
+void kbuild_log_append(char **all, size_t *len, const char *what, const char *out)
 {
 	size_t add = strlen(what) + (out ? strlen(out) : 0) + 16;
 	char *p = realloc(*all, *len + add + 1);
@@ -104,7 +104,7 @@ static void log_append(char **all, size_t *len, const char *what, const char *ou
  * The warnings the compiler gave on the tree's own files (the shim's are
  * ptelab's business): one line naming how many, the first, and the log.
  */
-static void report_warnings(const char *name, const char *tree, const char *log,
+void kbuild_report_warnings(const char *name, const char *tree, const char *log,
 			    const char *log_path)
 {
 	size_t tlen = strlen(tree);
@@ -134,7 +134,7 @@ static void report_warnings(const char *name, const char *tree, const char *log,
  * Which compiler: its resolved path and the file's identity (inode, size,
  * mtime), so a different or upgraded compiler builds anew.
  */
-static u64 compiler_identity(u64 h, const char *cc)
+u64 kbuild_compiler_identity(u64 h, const char *cc)
 {
 	char path[PATH_MAX], buf[PATH_MAX + 80];
 	struct stat st;
@@ -152,10 +152,10 @@ static u64 compiler_identity(u64 h, const char *cc)
 		}
 	}
 	if (stat(path, &st))
-		return fnv1a(h, cc);
+		return kbuild_hash(h, cc);
 	snprintf(buf, sizeof(buf), "%s %llu %llu %lld", path, (unsigned long long)st.st_ino,
 		 (unsigned long long)st.st_size, (long long)st.st_mtime);
-	return fnv1a(h, buf);
+	return kbuild_hash(h, buf);
 }
 
 static bool sanitize;
@@ -176,9 +176,9 @@ static u64 file_hash(const char *path)
 	char *text = NULL;
 	u64 h;
 
-	if (read_file(path, &text))
+	if (kbuild_read_file(path, &text))
 		return 0;
-	h = fnv1a(0xcbf29ce484222325ULL, text);
+	h = kbuild_hash(0xcbf29ce484222325ULL, text);
 	free(text);
 	return h ? h : 1;
 }
@@ -187,7 +187,7 @@ static u64 file_hash(const char *path)
  * <so>.deps: "HASH PATH" for every file the compiler read (from its -MD
  * output). The cached object is good while every one of them is unchanged.
  */
-static bool deps_unchanged(const char *so)
+bool kbuild_deps_unchanged(const char *so)
 {
 	char path[PATH_MAX + 16], line[PATH_MAX + 32];
 	FILE *f;
@@ -215,11 +215,11 @@ static bool deps_unchanged(const char *so)
 }
 
 /* Collects the paths of a make-style .d file into deps (one per line, once). */
-static void add_deps(const char *d_file, const char *skip, char **deps, size_t *len)
+void kbuild_add_deps(const char *d_file, const char *skip, char **deps, size_t *len)
 {
 	char *text = NULL;
 
-	if (read_file(d_file, &text))
+	if (kbuild_read_file(d_file, &text))
 		return;
 	char *p = strchr(text, ':');
 	for (p = p ? p + 1 : text; *p;) {
@@ -260,7 +260,7 @@ static void add_deps(const char *d_file, const char *skip, char **deps, size_t *
  * The list, for the object as it is now. A file changed while the build ran
  * (mtime not before its start) leaves no list: the next run builds again.
  */
-static int write_deps(const char *so, const char *deps, time_t started)
+int kbuild_write_deps(const char *so, const char *deps, time_t started)
 {
 	char path[PATH_MAX + 16], tmp[PATH_MAX + 32];
 	FILE *f;
@@ -300,12 +300,12 @@ static int write_deps(const char *so, const char *deps, time_t started)
 }
 
 /* The tree's Makefile version, "X.Y.Z"; -1 if tree is not a kernel tree. */
-static int tree_version(const char *tree, int *v, int *p, int *s, char *version)
+int kbuild_tree_version(const char *tree, int *v, int *p, int *s, char *version)
 {
 	char path[PATH_MAX + 16], *mk = NULL;
 
 	snprintf(path, sizeof(path), "%s/Makefile", tree);
-	if (read_file(path, &mk) || (*v = makefile_int(mk, "VERSION")) < 0 ||
+	if (kbuild_read_file(path, &mk) || (*v = makefile_int(mk, "VERSION")) < 0 ||
 	    (*p = makefile_int(mk, "PATCHLEVEL")) < 0) {
 		free(mk);
 		return -1;
@@ -325,19 +325,19 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 	char missing[64], quirk_defs[8][64];
 	int v, p, s, nr_quirks = 0, rc = -1;
 
-	if (tree_version(tree, &v, &p, &s, version)) {
+	if (kbuild_tree_version(tree, &v, &p, &s, version)) {
 		snprintf(err, errlen, "%s is not a kernel tree (no Makefile with VERSION and PATCHLEVEL); "
 			 "give the top directory of a Linux source tree", tree);
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/arch/arm64/mm/contpte.c", tree);
-	if (read_file(path, &src)) {
+	if (kbuild_read_file(path, &src)) {
 		snprintf(err, errlen, "kernel %s at %s has no arch/arm64/mm/contpte.c (contpte arrived "
 			 "in 6.9); use a tree from 6.9 on", version, tree);
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/arch/arm64/include/asm/pgtable.h", tree);
-	if (read_file(path, &pgt)) {
+	if (kbuild_read_file(path, &pgt)) {
 		snprintf(err, errlen, "kernel %s at %s has no arch/arm64/include/asm/pgtable.h; "
 			 "give a whole kernel tree", version, tree);
 		goto out;
@@ -352,17 +352,17 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 	 * The key: the tree (its path: debug info and #line name its files),
 	 * its files, the blocks as cut, then (below) the commands and compiler.
 	 */
-	u64 h = fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ULL, src), pgt), version);
-	h = fnv1a(fnv1a(fnv1a(h, tree), block[0]), block[1]);
+	u64 h = kbuild_hash(kbuild_hash(kbuild_hash(0xcbf29ce484222325ULL, src), pgt), version);
+	h = kbuild_hash(kbuild_hash(kbuild_hash(h, tree), block[0]), block[1]);
 	for (unsigned int i = 0; i < nr_kernel_quirks; i++) {
 		const struct kernel_quirk *q = &kernel_quirks[i];
 		char *text = NULL, *code;
 
 		snprintf(path, sizeof(path), "%s/%s", tree, q->file);
-		if (read_file(path, &text))
+		if (kbuild_read_file(path, &text))
 			continue; /* not there: the quirk is absent */
 		code = code_only(text);
-		h = fnv1a(h, text);
+		h = kbuild_hash(h, text);
 		if (code && q->present(code))
 			snprintf(quirk_defs[nr_quirks++], sizeof(quirk_defs[0]), "%s", q->define);
 		free(code);
@@ -426,17 +426,17 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 	int base = argc;
 
 	for (int i = 0; i < argc; i++)
-		h = fnv1a(fnv1a(h, argv[i]), "\x1f");
+		h = kbuild_hash(kbuild_hash(h, argv[i]), "\x1f");
 	/* every word of $CC that is a program: "ccache gcc" is ccache and gcc */
 	for (int i = 0; i < cc_words; i++)
 		if (argv[i][0] != '-')
-			h = compiler_identity(h, argv[i]);
+			h = kbuild_compiler_identity(h, argv[i]);
 
 	snprintf(path, sizeof(path), "%s/backends", lab_state_dir());
 	mkdir(path, 0777);
 	snprintf(so_path, so_len, "%s/%.60s%s-%016llx.so", path, safe, sanitize ? "-asan" : "",
 		 (unsigned long long)h);
-	if (!access(so_path, R_OK) && deps_unchanged(so_path)) {
+	if (!access(so_path, R_OK) && kbuild_deps_unchanged(so_path)) {
 		rc = 0;
 		goto out;
 	}
@@ -488,8 +488,8 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 		free(log);
 		log = NULL;
 		r = spawn_run(argv, SPAWN_CAPTURE, &log);
-		log_append(&all_log, &all_len, units[u].src, log);
-		add_deps(dep[u], so_path, &deps, &deps_len);
+		kbuild_log_append(&all_log, &all_len, units[u].src, log);
+		kbuild_add_deps(dep[u], so_path, &deps, &deps_len);
 	}
 	if (!r) {
 		/* link: the compiler words, the sanitizer runtime flag, the objects */
@@ -507,7 +507,7 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 		free(log);
 		log = NULL;
 		r = spawn_run(argv, SPAWN_CAPTURE, &log);
-		log_append(&all_log, &all_len, "(link)", log);
+		kbuild_log_append(&all_log, &all_len, "(link)", log);
 	}
 	/* the whole compiler output, kept beside the backend and named in messages */
 	snprintf(log_path, sizeof(log_path), "%s.log", so_path);
@@ -528,7 +528,7 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 			snprintf(line, sizeof(line), "cannot run the compiler '%s': %s (set CC to a C compiler)",
 				 argv[0], strerror(errno));
 		else if (log)
-			first_error(log, line, sizeof(line));
+			kbuild_first_error(log, line, sizeof(line));
 		snprintf(err, errlen, "contpte.c of kernel %s (%s) does not compile against the shim: "
 			 "%s (full compiler log: %s)", version, tree, line, log_path);
 		unlink(tmp);
@@ -537,13 +537,13 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 	/* the old list must never describe the new object */
 	snprintf(path, sizeof(path), "%s.deps", so_path);
 	unlink(path);
-	if (rename(tmp, so_path) || write_deps(so_path, deps, started)) {
+	if (rename(tmp, so_path) || kbuild_write_deps(so_path, deps, started)) {
 		snprintf(err, errlen, "cannot write %s: %s", so_path, strerror(errno));
 		unlink(tmp);
 		goto out_log;
 	}
 	rc = 0;
-	report_warnings(name, tree, all_log, log_path);
+	kbuild_report_warnings(name, tree, all_log, log_path);
 out_log:
 	free(log);
 	free(all_log);

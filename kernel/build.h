@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <time.h>
+
 #include "hw/types.h"
 
 /*
@@ -19,5 +21,34 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 /* Build backends with AddressSanitizer from now on. */
 void kernel_backends_sanitize(bool on);
 bool kernel_backends_sanitized(void);
+
+/*
+ * The build's own helpers, shared with kernel/build_core.c: a whole file
+ * (0, or -1), a string into an FNV-1a hash, the compiler's identity in a
+ * hash, the first error line of a log, a compile's output added to a
+ * build's log, the tree's warnings reported in one line, the cached
+ * object's dependency list (checked, collected from a .d file, written),
+ * a tree's Makefile version ("X.Y.Z"; -1 if not a kernel tree).
+ */
+int kbuild_read_file(const char *path, char **out);
+u64 kbuild_hash(u64 h, const char *s);
+u64 kbuild_compiler_identity(u64 h, const char *cc);
+void kbuild_first_error(const char *log, char *out, size_t n);
+void kbuild_log_append(char **all, size_t *len, const char *what, const char *out);
+void kbuild_report_warnings(const char *name, const char *tree, const char *log,
+			    const char *log_path);
+bool kbuild_deps_unchanged(const char *so);
+void kbuild_add_deps(const char *d_file, const char *skip, char **deps, size_t *len);
+int kbuild_write_deps(const char *so, const char *deps, time_t started);
+int kbuild_tree_version(const char *tree, int *v, int *p, int *s, char *version);
+
+/*
+ * The shared object of the tree's core-mm roots (kernel/core_roots.c),
+ * extracted from its mm/ files, compiled against kernel/shim/core.h:
+ * 0 with so_path, or -1 with one line in err naming the root or the
+ * symbol and the file.
+ */
+int kernel_build_core(const char *name, const char *tree, char *so_path, size_t so_len,
+		      char *err, size_t errlen);
 
 #endif

@@ -17,6 +17,7 @@
 #include "hw/pgtable_mem.h"
 #include "hw/profile.h"
 #include "kernel/backend.h"
+#include "mm/core.h"
 #include "mm/filemap.h"
 #include "mm/lru.h"
 #include "mm/mm.h"
@@ -218,6 +219,7 @@ int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 		return -1;
 	}
 	arm64_use_backend(b);
+	mm_core = kernel_backend_core(b);
 	/* the switches are set: a kernel without contpte runs its #else block */
 	arch_select(a, a == &arch_arm64_ops ? arm64_backend_api() : NULL);
 	lru_gen_enabled = p->lru && !strcmp(p->lru, "mglru");

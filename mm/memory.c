@@ -13,6 +13,7 @@
 #include "hw/invariants.h"
 #include "mm/switches.h"
 #include "hw/cpu.h"
+#include "mm/core.h"
 #include "mm/filemap.h"
 #include "mm/mm.h"
 #include "mm/mmu_notifier.h"
@@ -297,6 +298,8 @@ int access_user(struct hw_cpu *cpu, struct mm_struct *mm, unsigned long addr,
 	return -1;
 }
 
+const struct mm_core_ops *mm_core;
+
 /* mm/internal.h (7.3): the bits a batch ignores under these flags */
 static pte_t pte_batch_clear_ignored(pte_t pte, fpb_t flags)
 {
@@ -371,6 +374,7 @@ static void zap_present_folio_ptes(struct mmu_gather *tlb,
 				   bool *force_flush, bool *force_break)
 {
 	struct mm_struct *mm = vma->vm_mm;
+	bool delay_rmap = false;
 
 	if (!folio_test_anon(folio) || !mm_sw.zap_batch) {
 		/* file folios (and the per-PTE kernel): gather young/dirty */
@@ -378,8 +382,18 @@ static void zap_present_folio_ptes(struct mmu_gather *tlb,
 				      : get_and_clear_full_ptes(mm, addr, ptep, nr, tlb->fullmm);
 
 		if (!folio_test_anon(folio)) {
-			if (pte_dirty(ptent))
+			if (pte_dirty(ptent)) {
 				folio_set_dirty(folio);
+				/*
+				 * tlb_delay_rmap(): the rmap stays until the TLB is
+				 * flushed, under the PTL, so writeback cannot find
+				 * the folio clean and unmapped while a stale
+				 * writable entry may still dirty it.
+				 */
+				tlb->delayed_rmap = true;
+				delay_rmap = true;
+				*force_flush = true;
+			}
 			if (pte_young(ptent))
 				folio_set_referenced(folio);
 		}
@@ -389,8 +403,9 @@ static void zap_present_folio_ptes(struct mmu_gather *tlb,
 	}
 	mm->rss -= nr;
 	tlb_remove_tlb_entries(tlb, addr, nr);
-	folio_remove_rmap_ptes(folio, page, nr, vma);
-	if (__tlb_remove_folio_pages(tlb, page, nr, false)) {
+	if (!delay_rmap)
+		folio_remove_rmap_ptes(folio, page, nr, vma);
+	if (__tlb_remove_folio_pages(tlb, page, nr, delay_rmap)) {
 		*force_flush = true;
 		*force_break = true;
 	}
@@ -443,21 +458,27 @@ static int zap_present_ptes_v3(struct mmu_gather *tlb, struct vm_area_struct *vm
 	struct page *page = pfn_to_page(pte_pfn(ptent));
 	struct folio *folio = page_folio(page);
 	int nr = folio_nr_pages_cont_mapped(folio, page, ptep, addr, end, ptent);
+	bool delay_rmap = false;
 
 	nr = max(1, min(nr, (int)tlb_get_guaranteed_space(tlb)));
 	ptent = get_and_clear_full_ptes(mm, addr, ptep, (unsigned int)nr, tlb->fullmm);
 	for (int i = 0; i < nr; i++)
 		tlb_remove_tlb_entries(tlb, addr + (unsigned long)i * PAGE_SIZE, 1);
 	if (!folio_test_anon(folio)) {
-		if (pte_dirty(ptent))
+		if (pte_dirty(ptent)) {
 			folio_set_dirty(folio);
+			tlb->delayed_rmap = true; /* tlb_delay_rmap(), as above */
+			delay_rmap = true;
+			*force_flush = true;
+		}
 		if (pte_young(ptent))
 			folio_set_referenced(folio);
 	}
 	for (int i = 0; i < nr; i++, page++) {
 		mm->rss--;
-		folio_remove_rmap_ptes(folio, page, 1, vma);
-		if (__tlb_remove_page(tlb, page, false)) {
+		if (!delay_rmap)
+			folio_remove_rmap_ptes(folio, page, 1, vma);
+		if (__tlb_remove_page(tlb, page, delay_rmap)) {
 			/* only the run's last page may fill the gather: the cap above */
 			if (i + 1 < nr)
 				hw_violation(VIOL_OTHER, "zap_pte_range: the gather filled at page %d of a "
@@ -524,9 +545,11 @@ retry:
 	} while (ptep += nr, addr += PAGE_SIZE * (unsigned long)nr, addr != end);
 	arch_leave_lazy_mmu_mode();
 
-	/* flush before dropping the PTL, then free what was gathered */
-	if (force_flush)
+	/* flush before dropping the PTL (and the delayed rmaps), then free what was gathered */
+	if (force_flush) {
 		tlb_flush_mmu_tlbonly(tlb);
+		tlb_flush_rmaps(tlb, vma);
+	}
 	pte_unmap_unlock(start_pte, ptl);
 	if (force_flush) {
 		tlb_flush_mmu(tlb);
@@ -576,6 +599,11 @@ void unmap_vmas(struct mmu_gather *tlb, struct vm_area_struct *vma,
 			zap_huge_pmd(tlb, vma, pmdp, addr);
 			continue;
 		}
-		zap_pte_range(tlb, vma, pmdp, addr, next);
+		if (mm_core && mm_core->zap_pte_range) {
+			PERF_FRAME("zap_pte_range");
+			mm_core->zap_pte_range(tlb, vma, pmdp, addr, next);
+		} else {
+			zap_pte_range(tlb, vma, pmdp, addr, next);
+		}
 	}
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Mirrors 7.3: mm/mmu_gather.c (tlb_gather_mmu, __tlb_remove_folio_pages,
- * tlb_flush_mmu, tlb_finish_mmu), include/asm-generic/tlb.h.
+ * tlb_flush_rmaps, tlb_flush_mmu, tlb_finish_mmu), include/asm-generic/tlb.h,
+ * as an SMP kernel builds it (delayed rmap).
  */
 #include <stdlib.h>
 
@@ -87,8 +88,13 @@ void tlb_flush_mmu_tlbonly(struct mmu_gather *tlb)
 
 static bool tlb_next_batch(struct mmu_gather *tlb)
 {
-	struct mmu_gather_batch *batch = tlb->active->next;
+	struct mmu_gather_batch *batch;
 
+	/* Limit batching if we have delayed rmaps pending */
+	if (tlb->delayed_rmap && tlb->active != &tlb->local)
+		return false;
+
+	batch = tlb->active->next;
 	if (batch) {
 		tlb->active = batch;
 		return true;
@@ -121,6 +127,40 @@ unsigned int tlb_get_guaranteed_space(struct mmu_gather *tlb)
 		room += (int)batch->next->max - 1;
 	}
 	return room > 0 ? (unsigned int)room : 0;
+}
+
+static void tlb_flush_rmap_batch(struct mmu_gather_batch *batch, struct vm_area_struct *vma)
+{
+	struct encoded_page **pages = batch->encoded_pages;
+
+	for (unsigned int i = 0; i < batch->nr; i++) {
+		uintptr_t v = (uintptr_t)pages[i];
+
+		if (v & ENCODED_PAGE_BIT_DELAY_RMAP) {
+			struct page *page = (struct page *)(v & ~(uintptr_t)3);
+			unsigned int nr_pages = 1;
+
+			if (v & ENCODED_PAGE_BIT_NR_PAGES_NEXT)
+				nr_pages = (unsigned int)((uintptr_t)pages[++i] >> 2);
+			folio_remove_rmap_ptes(page_folio(page), page, (int)nr_pages, vma);
+		}
+	}
+}
+
+/*
+ * The rmap removals delayed until the TLB no longer holds the entries
+ * (zap_pte_range calls it after tlb_flush_mmu_tlbonly, under the PTL):
+ * only the local batch and the active one can hold them, as
+ * tlb_next_batch() starts no further batch while they are pending.
+ */
+void tlb_flush_rmaps(struct mmu_gather *tlb, struct vm_area_struct *vma)
+{
+	if (!tlb->delayed_rmap)
+		return;
+	tlb_flush_rmap_batch(&tlb->local, vma);
+	if (tlb->active != &tlb->local)
+		tlb_flush_rmap_batch(tlb->active, vma);
+	tlb->delayed_rmap = false;
 }
 
 static void tlb_batch_pages_flush(struct mmu_gather *tlb)

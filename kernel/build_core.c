@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Building a tree's core-mm unit: the roots of kernel/core_roots.c and
+ * their same-file closure, extracted from the tree's mm/ files
+ * (kernel/extract.c), followed by the entry table (kernel/shim/core_entry.c),
+ * compiled against kernel/shim/core.h into one shared object under
+ * build/backends, every symbol hidden but the entry's. Cached like the
+ * arch backend: the name carries a hash of the unit's text, the commands
+ * and the compiler; the compiler's dependency list says which of ptelab's
+ * headers went in.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kernel/build.h"
+#include "kernel/core_roots.h"
+#include "kernel/extract.h"
+#include "kernel/spawn.h"
+#include "lab/paths.h"
+
+/* Every root and boundary name of every root set, in one unit. */
+static int core_names(const char **roots, int max_roots, const char **boundary, int max_boundary,
+		      int *nr_boundary)
+{
+	int nr = 0;
+
+	*nr_boundary = 0;
+	for (unsigned int s = 0; s < nr_core_root_sets; s++) {
+		const struct core_root_set *set = &core_root_sets[s];
+
+		for (int i = 0; set->roots[i] && nr < max_roots; i++)
+			roots[nr++] = set->roots[i];
+		for (int i = 0; set->boundary[i].name && *nr_boundary < max_boundary; i++)
+			boundary[(*nr_boundary)++] = set->boundary[i].name;
+	}
+	return nr;
+}
+
+/* The unit's text: the extracted definitions, then the entry. */
+static char *core_unit(const char *tree, const char *version, char *err, size_t errlen)
+{
+	struct extract_file files[16];
+	char *texts[16] = { NULL }, paths[16][PATH_MAX + 64];
+	const char *roots[64], *boundary[256];
+	int nr_boundary, nr_roots, nr_items;
+	char *unit = NULL, *out = NULL;
+
+	for (unsigned int f = 0; f < nr_core_files && f < 16; f++) {
+		snprintf(paths[f], sizeof(paths[f]), "%s/%s", tree, core_files[f].path);
+		if (kbuild_read_file(paths[f], &texts[f])) {
+			snprintf(err, errlen, "kernel %s at %s has no %s, which its core-mm roots are "
+				 "taken from; give a whole kernel tree, or run its arch code alone "
+				 "with --core ref", version, tree, core_files[f].path);
+			goto out;
+		}
+		files[f] = (struct extract_file){ core_files[f].path, paths[f], texts[f],
+						  core_files[f].only };
+	}
+	nr_roots = core_names(roots, 64, boundary, 256, &nr_boundary);
+	struct extract_req req = { files, (int)nr_core_files, roots, nr_roots, boundary, nr_boundary };
+	char why[512];
+
+	unit = kernel_extract(&req, &nr_items, why, sizeof(why));
+	if (!unit) {
+		snprintf(err, errlen, "kernel %s at %s: %s, so ptelab cannot run its core-mm code; "
+			 "run its arch code alone with --core ref", version, tree, why);
+		goto out;
+	}
+	size_t n = strlen(unit) + PATH_MAX + 128;
+	out = malloc(n);
+	if (out)
+		snprintf(out, n, "%s#line 1 \"%s/kernel/shim/core_entry.c\"\n"
+			 "#include \"kernel/shim/core_entry.c\"\n", unit, lab_home());
+	else
+		snprintf(err, errlen, "out of memory building the core-mm unit");
+out:
+	free(unit);
+	for (unsigned int f = 0; f < nr_core_files && f < 16; f++)
+		free(texts[f]);
+	return out;
+}
+
+int kernel_build_core(const char *name, const char *tree, char *so_path, size_t so_len,
+		      char *err, size_t errlen)
+{
+	char version[32], *unit, safe[80];
+	int v, p, s, rc = -1;
+
+	if (kbuild_tree_version(tree, &v, &p, &s, version)) {
+		snprintf(err, errlen, "%s is not a kernel tree (no Makefile with VERSION and PATCHLEVEL); "
+			 "give the top directory of a Linux source tree", tree);
+		return -1;
+	}
+	unit = core_unit(tree, version, err, errlen);
+	if (!unit)
+		return -1;
+	snprintf(safe, sizeof(safe), "%s", name);
+	for (char *c = safe; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '.' && *c != '-')
+			*c = '_';
+
+	char cc_buf[512], *argv[64], kver[48], krel[64], inc_lab[PATH_MAX + 8],
+		shim_h[PATH_MAX + 32], src[PATH_MAX + 160], obj[PATH_MAX + 160], dep[PATH_MAX + 160],
+		tmp[PATH_MAX + 160], log_path[PATH_MAX + 160], kept[PATH_MAX + 160],
+		line[320] = "unknown error";
+	const char *cc = getenv("CC");
+	int argc = spawn_split_words(cc && *cc ? cc : "cc", cc_buf, sizeof(cc_buf), argv, 8);
+	/*
+	 * -fvisibility=hidden: the tree's non-static functions (folio_pte_batch,
+	 * ...) bind inside the unit, never to ptelab's twins of the same name.
+	 * Implicit declarations are errors: a symbol the shim lacks is named at
+	 * build time, not at load.
+	 */
+	char *const flags[] = { "-std=gnu11", "-O2", "-g", "-fPIC", "-fvisibility=hidden",
+				"-Werror=implicit-function-declaration", "-Wno-unused-function" };
+	bool san = kernel_backends_sanitized();
+
+	if (argc == 0) {
+		snprintf(err, errlen, "$CC is empty; unset it or name a C compiler");
+		goto out;
+	}
+	int cc_words = argc;
+	for (unsigned int i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		argv[argc++] = flags[i];
+	if (san) {
+		argv[argc++] = "-fsanitize=address";
+		argv[argc++] = "-fno-omit-frame-pointer";
+	}
+	snprintf(kver, sizeof(kver), "-DPTELAB_KVER=%d", (v << 16) + (p << 8) + s);
+	snprintf(krel, sizeof(krel), "-DPTELAB_KRELEASE=\"%s\"", version);
+	snprintf(inc_lab, sizeof(inc_lab), "-I%s", lab_home());
+	snprintf(shim_h, sizeof(shim_h), "%s/kernel/shim/core.h", lab_home());
+	argv[argc++] = kver;
+	argv[argc++] = krel;
+	argv[argc++] = inc_lab;
+	argv[argc++] = "-include";
+	argv[argc++] = shim_h;
+
+	u64 h = kbuild_hash(kbuild_hash(0xcbf29ce484222325ULL, unit), tree);
+	for (int i = 0; i < argc; i++)
+		h = kbuild_hash(kbuild_hash(h, argv[i]), "\x1f");
+	for (int i = 0; i < cc_words; i++)
+		if (argv[i][0] != '-')
+			h = kbuild_compiler_identity(h, argv[i]);
+
+	snprintf(src, sizeof(src), "%s/backends", lab_state_dir());
+	mkdir(src, 0777);
+	snprintf(so_path, so_len, "%s/%.60s-core%s-%016llx.so", src, safe, san ? "-asan" : "",
+		 (unsigned long long)h);
+	if (!access(so_path, R_OK) && kbuild_deps_unchanged(so_path)) {
+		rc = 0;
+		goto out;
+	}
+
+	int pid = (int)getpid();
+	snprintf(src, sizeof(src), "%s.%d.c", so_path, pid);
+	snprintf(obj, sizeof(obj), "%s.%d.o", so_path, pid);
+	snprintf(dep, sizeof(dep), "%s.%d.d", so_path, pid);
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", so_path, pid);
+	FILE *f = fopen(src, "w");
+	if (!f || fputs(unit, f) < 0 || fclose(f)) {
+		snprintf(err, errlen, "cannot write %s: %s", src, strerror(errno));
+		unlink(src);
+		goto out;
+	}
+	fprintf(stderr, "ptelab: building the core-mm code of %s (kernel %s)%s...\n", name, version,
+		san ? " with AddressSanitizer" : "");
+	time_t started = time(NULL) - 1;
+	char *log = NULL, *all_log = NULL, *deps = NULL;
+	size_t all_len = 0, deps_len = 0;
+	int base = argc, r;
+
+	argv[argc++] = "-MMD";
+	argv[argc++] = "-MF";
+	argv[argc++] = dep;
+	argv[argc++] = "-c";
+	argv[argc++] = src;
+	argv[argc++] = "-o";
+	argv[argc++] = obj;
+	argv[argc] = NULL;
+	r = spawn_run(argv, SPAWN_CAPTURE, &log);
+	kbuild_log_append(&all_log, &all_len, "core-mm unit", log);
+	kbuild_add_deps(dep, so_path, &deps, &deps_len);
+	(void)base;
+	if (!r) {
+		argc = cc_words;
+		if (san)
+			argv[argc++] = "-fsanitize=address";
+		argv[argc++] = "-shared";
+		argv[argc++] = "-o";
+		argv[argc++] = tmp;
+		argv[argc++] = obj;
+		argv[argc] = NULL;
+		free(log);
+		log = NULL;
+		r = spawn_run(argv, SPAWN_CAPTURE, &log);
+		kbuild_log_append(&all_log, &all_len, "(link)", log);
+	}
+	snprintf(log_path, sizeof(log_path), "%s.log", so_path);
+	{
+		FILE *lf = fopen(log_path, "w");
+
+		if (!lf || (all_log && fputs(all_log, lf) < 0) || fclose(lf))
+			snprintf(log_path, sizeof(log_path), "(could not be written)");
+	}
+	unlink(obj);
+	unlink(dep);
+	if (r != 0) {
+		if (r < 0)
+			snprintf(line, sizeof(line), "cannot run the compiler '%s': %s (set CC to a C compiler)",
+				 argv[0], strerror(errno));
+		else if (log)
+			kbuild_first_error(log, line, sizeof(line));
+		/* the unit the messages' lines refer to, kept under one name per backend */
+		snprintf(kept, sizeof(kept), "%s.unit.c", so_path);
+		if (rename(src, kept))
+			snprintf(kept, sizeof(kept), "(could not be kept)");
+		snprintf(err, errlen, "the core-mm code of kernel %s (%s) does not compile against the "
+			 "shim: %s (unit %s, full compiler log: %s); run its arch code alone with "
+			 "--core ref", version, tree, line, kept, log_path);
+		unlink(src);
+		unlink(tmp);
+		goto out_log;
+	}
+	unlink(src);
+	snprintf(src, sizeof(src), "%s.deps", so_path);
+	unlink(src);
+	if (rename(tmp, so_path) || kbuild_write_deps(so_path, deps, started)) {
+		snprintf(err, errlen, "cannot write %s: %s", so_path, strerror(errno));
+		unlink(tmp);
+		goto out_log;
+	}
+	rc = 0;
+	kbuild_report_warnings(name, tree, all_log, log_path);
+out_log:
+	free(log);
+	free(all_log);
+	free(deps);
+out:
+	free(unit);
+	return rc;
+}

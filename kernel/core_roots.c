@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The core-mm roots a kernel backend runs from its tree, and the boundary
+ * where ptelab's frame takes over (kernel/core_roots.h).
+ */
+#include <stddef.h>
+
+#include "kernel/core_roots.h"
+
+/* kernel types the unit needs from headers that hold much else */
+static const char *const mm_h_only[] = { "struct zap_details", "ZAP_FLAG_DROP_MARKER",
+					 "ZAP_FLAG_UNMAP", NULL };
+
+const struct core_file core_files[] = {
+	{ "include/linux/mm.h", mm_h_only },
+	{ "mm/internal.h", NULL },
+	{ "mm/util.c", NULL },
+	{ "mm/memory.c", NULL },
+};
+
+const unsigned int nr_core_files = sizeof(core_files) / sizeof(core_files[0]);
+
+static const char *const zap_roots[] = { "zap_pte_range", NULL };
+
+static const struct core_boundary zap_boundary[] = {
+	{ "vm_normal_page", "every present user PTE in the lab maps a struct page: no zero "
+			    "page, PFN maps or device memory (kernel/shim/core.h)" },
+	{ "print_bad_pte", "diagnostic printing; the lab reports the bad mapping as a violation" },
+	{ "swap_pte_batch", "the lab writes no swap PTEs (anonymous memory is not swapped, "
+			    "shmem's swap entries live in the page cache)" },
+	{ "add_mm_counter", "the lab keeps one rss total (mm->rss), not per-type counters" },
+	{ "mm_counter", "its folio tests are ptelab's" },
+	{ "vma_is_anonymous", "ptelab's VMA says anonymous by having no file mapping" },
+	{ NULL, NULL },
+};
+
+const struct core_root_set core_root_sets[] = {
+	{ "zap", zap_roots, zap_boundary },
+};
+
+const unsigned int nr_core_root_sets = sizeof(core_root_sets) / sizeof(core_root_sets[0]);

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Forced first into a tree's extracted core-mm functions (kernel/extract.c,
+ * the roots of kernel/core_roots.c): kernel spellings on top of ptelab's
+ * own mm/ headers, so the tree's zap path runs in the twin's frame: its
+ * PTE API calls go through arch/pgtable.h's wrappers (counters, oracle,
+ * postconditions), its rmap, mmu_gather and locks are ptelab's. What the
+ * lab does differently from the kernel at this boundary says so here;
+ * kernel/core_roots.c gives each boundary name its reason. Built with
+ *   PTELAB_KVER   VERSION * 65536 + PATCHLEVEL * 256 + SUBLEVEL
+ */
+#ifndef PTELAB_KERNEL_SHIM_CORE_H
+#define PTELAB_KERNEL_SHIM_CORE_H
+
+#define PTELAB_SHIM_CORE 1
+
+#include <string.h>
+
+#include "mm/mm.h"
+#include "mm/mmu_gather.h"
+#include "mm/swap.h"
+#include "kernel/shim/dup.h"
+#include "kernel/shim/lab.h"
+
+/* include/linux/kconfig.h: IS_ENABLED() of what the lab's kernel has */
+#define __ARG_PLACEHOLDER_1 0,
+#define __take_second_arg(__ignored, val, ...) val
+#define __is_defined(x) ___is_defined(x)
+#define ___is_defined(val) ____is_defined(__ARG_PLACEHOLDER_##val)
+#define ____is_defined(arg1_or_junk) __take_second_arg(arg1_or_junk 1, 0)
+#define IS_ENABLED(option) __is_defined(option)
+#define CONFIG_MMU 1
+#define CONFIG_SMP 1 /* tlb_delay_rmap(): the SMP kernel's delayed rmap */
+
+/* include/linux/compiler*.h, printk.h: what the lab needs none of */
+#define __must_check
+#define __meminit
+#define __read_mostly
+#define pr_alert(...) ((void)0)
+#define pr_err(...) ((void)0)
+#define EXPORT_SYMBOL(x)
+#define EXPORT_SYMBOL_GPL(x)
+
+/* include/linux/minmax.h, mmdebug.h */
+#define min_t(type, x, y) ((type)(x) < (type)(y) ? (type)(x) : (type)(y))
+#define max_t(type, x, y) ((type)(x) > (type)(y) ? (type)(x) : (type)(y))
+#define VM_WARN_ON_FOLIO(c, folio) VM_WARN_ON(c)
+#define VM_WARN_ON_ONCE_FOLIO(c, folio) VM_WARN_ON(c)
+#define VM_BUG_ON_FOLIO(c, folio) VM_WARN_ON(c)
+/*
+ * folio_pte_batch_flags() warns if *ptentp points into a page table
+ * (virt_addr_valid && PageTable): the lab's callers pass stack copies, and
+ * page-table memory is not in a linear map it could ask.
+ */
+#define virt_addr_valid(p) false
+#define virt_to_page(p) ((struct page *)NULL)
+#define PageTable(page) false
+
+/* include/linux/pgtable.h (6.6+): pte_mkwrite() takes the VMA */
+#define pte_mkwrite(pte, vma) (pte_mkwrite)(pte)
+
+/* include/linux/sched.h: kernel code here never sleeps or is preempted */
+static inline bool need_resched(void) { return false; }
+static inline void cond_resched(void) { }
+
+/* include/linux/mm_types.h: rss counters (the lab keeps one total, mm->rss) */
+enum { MM_FILEPAGES, MM_ANONPAGES, MM_SWAPENTS, MM_SHMEMPAGES, NR_MM_COUNTERS };
+typedef unsigned int __bitwise zap_flags_t;
+
+/* include/linux/mm.h */
+static inline void add_mm_counter(struct mm_struct *mm, int member, long value)
+{
+	if (member != MM_SWAPENTS)
+		mm->rss += value;
+}
+
+static inline int mm_counter_file(struct folio *folio)
+{
+	return folio_test_swapbacked(folio) ? MM_SHMEMPAGES : MM_FILEPAGES;
+}
+
+static inline int mm_counter(struct folio *folio)
+{
+	return folio_test_anon(folio) ? MM_ANONPAGES : mm_counter_file(folio);
+}
+
+static inline bool vma_is_anonymous(struct vm_area_struct *vma)
+{
+	return !vma->vm_file_mapping;
+}
+
+/* No VM_SEQ_READ/VM_RAND_READ/FMODE_NOREUSE in the lab: every VMA has recency. */
+static inline bool vma_has_recency(struct vm_area_struct *vma)
+{
+	return true;
+}
+
+/*
+ * The lab's folios: a file folio dirtied at zap is the page cache's to
+ * write back (the lab has no ->dirty_folio), an accessed one is
+ * referenced (folio_mark_accessed's activation is the LRU's business:
+ * ptelab's twin does the same at this point).
+ */
+#define folio_mark_dirty(folio) (folio_set_dirty(folio), true)
+#define folio_mark_accessed(folio) folio_set_referenced(folio)
+
+/* The lab's vm_normal_page(): every present user PTE maps a struct page. */
+static inline struct page *vm_normal_page(struct vm_area_struct *vma, unsigned long addr,
+					  pte_t pte)
+{
+	return pfn_to_page(pte_pfn(pte));
+}
+
+void ptelab_print_bad_pte(struct vm_area_struct *vma, unsigned long addr, pte_t pte,
+			  struct page *page, const char *file, int line);
+#define print_bad_pte(vma, addr, pte, page) \
+	ptelab_print_bad_pte(vma, addr, pte, page, __FILE__, __LINE__)
+
+static inline void folio_put(struct folio *folio)
+{
+	folios_put_refs_one(folio, 1);
+}
+
+/* include/asm-generic/tlb.h: the kernel's signatures over ptelab's mmu_gather */
+#define tlb_remove_tlb_entries(tlb, ptep, nr, address) \
+	(tlb_remove_tlb_entries)(tlb, address, nr)
+#define tlb_remove_tlb_entry(tlb, ptep, address) \
+	(tlb_remove_tlb_entries)(tlb, address, 1)
+static inline void tlb_change_page_size(struct mmu_gather *tlb, unsigned int size) { }
+#define tlb_delay_rmap(tlb) (((tlb)->delayed_rmap = 1), true)
+
+/* include/linux/pgtable.h: lazy MMU mode (7.3's names) and per-arch hooks */
+#define lazy_mmu_mode_enable() arch_enter_lazy_mmu_mode()
+#define lazy_mmu_mode_disable() arch_leave_lazy_mmu_mode()
+static inline void arch_check_zapped_pte(struct vm_area_struct *vma, pte_t pte) { }
+static inline pte_t pte_clear_soft_dirty(pte_t pte) { return pte; }
+static inline bool pte_soft_dirty(pte_t pte) { return false; }
+static inline pte_t pte_mksoft_dirty(pte_t pte) { return pte; }
+static inline void ksm_might_unmap_zero_page(struct mm_struct *mm, pte_t pte) { }
+
+/* include/linux/userfaultfd_k.h: no userfaultfd in the lab */
+static inline bool uffd_supports_wp_marker(void) { return false; }
+static inline bool userfaultfd_wp(struct vm_area_struct *vma) { return false; }
+static inline bool userfaultfd_pte_wp(struct vm_area_struct *vma, pte_t pte) { return false; }
+static inline bool pte_uffd(pte_t pte) { return false; }
+static inline bool pte_swp_uffd_any(pte_t pte) { return false; }
+typedef unsigned long pte_marker;
+#define PTE_MARKER_UFFD_WP 1UL
+#define PTE_MARKER_POISONED 2UL
+#define PTE_MARKER_GUARD 4UL
+
+/*
+ * Non-present entries (include/linux/leafops.h, swapops.h): the lab never
+ * writes one into a user page table (anonymous memory is not swapped,
+ * shmem's swap entries live in the page cache), so each decodes as no
+ * known kind and the tree's own "unrecognized swap entry" WARN reports
+ * one if it ever appears. Clearing one is a violation too.
+ */
+typedef struct { unsigned long val; } softleaf_t;
+static inline softleaf_t softleaf_from_pte(pte_t pte) { return (softleaf_t){ pte_val(pte) }; }
+#define SOFTLEAF_NONE(name) \
+	static inline bool softleaf_is_##name(softleaf_t e) { return false; }
+SOFTLEAF_NONE(device_private)
+SOFTLEAF_NONE(device_exclusive)
+SOFTLEAF_NONE(swap)
+SOFTLEAF_NONE(migration)
+SOFTLEAF_NONE(uffd_wp_marker)
+SOFTLEAF_NONE(guard_marker)
+SOFTLEAF_NONE(hwpoison)
+SOFTLEAF_NONE(poison_marker)
+static inline struct page *softleaf_to_page(softleaf_t e) { return NULL; }
+static inline struct folio *softleaf_to_folio(softleaf_t e) { return NULL; }
+static inline pte_t make_pte_marker(pte_marker m) { return __pte(0); }
+void ptelab_kernel_unsupported(const char *file, int line, const char *what);
+#define swap_put_entries_direct(entry, nr) \
+	ptelab_kernel_unsupported(__FILE__, __LINE__, "swap_put_entries_direct: no swap PTEs")
+#define swap_pte_batch(ptep, max_nr, pte) \
+	(ptelab_kernel_unsupported(__FILE__, __LINE__, "swap_pte_batch: no swap PTEs"), 1)
+#define clear_nonpresent_ptes(mm, addr, ptep, nr) \
+	ptelab_kernel_unsupported(__FILE__, __LINE__, "clear_nonpresent_ptes: no non-present PTEs")
+
+/*
+ * The same, as 6.x spells it (include/linux/swapops.h): no entry is a
+ * genuine swap entry (non_swap_entry() is true) and none is of a kind
+ * the tree knows, so its zap_pte_range warns about an unrecognized one.
+ */
+static inline swp_entry_t pte_to_swp_entry(pte_t pte) { return (swp_entry_t){ pte_val(pte) }; }
+static inline bool non_swap_entry(swp_entry_t e) { return true; }
+#define SWP_NONE(name) static inline bool name(swp_entry_t e) { return false; }
+SWP_NONE(is_device_private_entry)
+SWP_NONE(is_device_exclusive_entry)
+SWP_NONE(is_migration_entry)
+SWP_NONE(pte_marker_entry_uffd_wp)
+SWP_NONE(is_hwpoison_entry)
+SWP_NONE(is_poisoned_swp_entry)
+static inline struct page *pfn_swap_entry_to_page(swp_entry_t e) { return NULL; }
+static inline struct folio *pfn_swap_entry_folio(swp_entry_t e) { return NULL; }
+#define free_swap_and_cache_nr(entry, nr) \
+	ptelab_kernel_unsupported(__FILE__, __LINE__, "free_swap_and_cache_nr: no swap PTEs")
+#define clear_not_present_full_ptes(mm, addr, ptep, nr, full) \
+	ptelab_kernel_unsupported(__FILE__, __LINE__, "clear_not_present_full_ptes: no non-present PTEs")
+#define pte_install_uffd_wp_if_needed(vma, addr, ptep, pteval) (false)
+
+/*
+ * Empty PTE-table reclaim (CONFIG_PT_RECLAIM) is off in the lab, as
+ * IS_ENABLED() says: the tree's code for it compiles, and a call is a
+ * violation.
+ */
+#define PT_RECLAIM_OFF(call) \
+	(ptelab_kernel_unsupported(__FILE__, __LINE__, #call ": CONFIG_PT_RECLAIM is off"), 0)
+#define pmd_lockptr(mm, pmd) ((spinlock_t *)PT_RECLAIM_OFF(pmd_lockptr))
+#define pmd_lock(mm, pmd) ((spinlock_t *)PT_RECLAIM_OFF(pmd_lock))
+#define spin_trylock(l) PT_RECLAIM_OFF(spin_trylock)
+#define spin_unlock(l) ((void)PT_RECLAIM_OFF(spin_unlock))
+#define spin_lock_nested(l, n) ((void)PT_RECLAIM_OFF(spin_lock_nested))
+#define SINGLE_DEPTH_NESTING 1
+#define pmdp_get(pmd) ((void)PT_RECLAIM_OFF(pmdp_get), __pmd(0))
+#define pmd_clear(pmd) ((void)PT_RECLAIM_OFF(pmd_clear))
+#define pte_offset_map_rw_nolock(mm, pmd, addr, pmdval, ptlp) \
+	((pte_t *)PT_RECLAIM_OFF(pte_offset_map_rw_nolock))
+#define pte_unmap(pte) ((void)0)
+#define pte_free_tlb(tlb, table, addr) ((void)PT_RECLAIM_OFF(pte_free_tlb))
+#define pmd_pgtable(pmd) ((void *)0)
+#define mm_dec_nr_ptes(mm) ((void)0)
+
+#endif

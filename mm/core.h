@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A kernel tree's own core-mm functions, when the run's backend has them
+ * (kernel/core_roots.c lists the roots; kernel/shim/core_entry.c fills
+ * this table in the tree's unit): mm/ calls each root through here, and
+ * its own twin when mm_core is NULL (the reference backend, --core ref)
+ * or the table has no such root. Signatures are the twin's.
+ */
+#ifndef PTELAB_MM_CORE_H
+#define PTELAB_MM_CORE_H
+
+#include "include/mm_types.h"
+
+struct mmu_gather;
+
+struct mm_core_ops {
+	const char *kernel; /* the tree's version, "X.Y.Z" */
+	unsigned long (*zap_pte_range)(struct mmu_gather *tlb, struct vm_area_struct *vma,
+				       pmd_t *pmd, unsigned long addr, unsigned long end);
+};
+
+/* The run's core (lab_machine_setup sets it); NULL: ptelab's twin. */
+extern const struct mm_core_ops *mm_core;
+
+#endif
