@@ -86,6 +86,43 @@ out:
 	return out;
 }
 
+/*
+ * The compiler's first error as the tree's file sees it: the path made
+ * relative to the tree, and the function it is in (gcc's "In function"
+ * line before it, the unit's renaming undone).
+ */
+static void core_first_error(const char *log, const char *tree, char *out, size_t n)
+{
+	const char *e = strstr(log, ": error: "), *start, *fn = NULL;
+	char func[128] = "";
+	size_t tlen = strlen(tree);
+
+	if (!e) {
+		kbuild_first_error(log, out, n);
+		return;
+	}
+	for (start = e; start > log && start[-1] != '\n';)
+		start--;
+	for (const char *p = strstr(log, "In function "); p && p < start; p = strstr(p + 1, "In function "))
+		fn = p + 12;
+	if (fn) {
+		size_t k = 0;
+
+		fn += strspn(fn, "'\xe2\x80\x98`");
+		if (!strncmp(fn, "__ptelab_tree_", 14))
+			fn += 14;
+		while (k + 1 < sizeof(func) && (isalnum((unsigned char)fn[k]) || fn[k] == '_'))
+			k++;
+		snprintf(func, sizeof(func), " (in %.*s)", (int)k, fn);
+	}
+	if (!strncmp(start, tree, tlen) && start[tlen] == '/')
+		start += tlen + 1;
+	const char *end = strchr(start, '\n');
+	int len = (int)(end ? end - start : (long)strlen(start));
+
+	snprintf(out, n, "%.*s%s", len > 240 ? 240 : len, start, func);
+}
+
 int kernel_build_core(const char *name, const char *tree, char *so_path, size_t so_len,
 		      char *err, size_t errlen)
 {
@@ -216,14 +253,13 @@ int kernel_build_core(const char *name, const char *tree, char *so_path, size_t 
 			snprintf(line, sizeof(line), "cannot run the compiler '%s': %s (set CC to a C compiler)",
 				 argv[0], strerror(errno));
 		else if (log)
-			kbuild_first_error(log, line, sizeof(line));
-		/* the unit the messages' lines refer to, kept under one name per backend */
+			core_first_error(log, tree, line, sizeof(line));
+		/* the unit the log's lines refer to, kept beside it under one name per backend */
 		snprintf(kept, sizeof(kept), "%s.unit.c", so_path);
-		if (rename(src, kept))
-			snprintf(kept, sizeof(kept), "(could not be kept)");
-		snprintf(err, errlen, "the core-mm code of kernel %s (%s) does not compile against the "
-			 "shim: %s (unit %s, full compiler log: %s); run its arch code alone with "
-			 "--core ref", version, tree, line, kept, log_path);
+		rename(src, kept);
+		snprintf(err, errlen, "the core-mm code of kernel %s does not compile against the shim: "
+			 "%s; run its arch code alone with --core ref (compiler log: %s)", version, line,
+			 log_path);
 		unlink(src);
 		unlink(tmp);
 		goto out_log;

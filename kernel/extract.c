@@ -719,9 +719,7 @@ bool kernel_extract_has(const char *unit, const char *name)
 {
 	char want[256];
 
-	snprintf(want, sizeof(want), "#define %s __ptelab_tree_%s\n", name, name);
-	if (strstr(unit, want))
-		return true;
-	snprintf(want, sizeof(want), "#undef %s\n#define %s", name, name);
+	/* every taken name is #undef'd at the top, on a line of its own */
+	snprintf(want, sizeof(want), "\n#undef %s\n", name);
 	return strstr(unit, want) != NULL;
 }

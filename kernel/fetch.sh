@@ -80,10 +80,12 @@ REQUIRED_FILES=(
 	mm/rmap.c
 	mm/internal.h
 	mm/vmscan.c
+	# the core-mm roots a backend runs from its tree (kernel/core_roots.c)
+	mm/util.c
 )
 # Nice to have, for reading: licence text, pte types, tlb batching, the
 # out-of-line __ptep_set_access_flags (fault.c), cydp_t/init_mm
-# (mm_types.h), folio_pte_batch (util.c), the core-mm files ptelab's mm/
+# (mm_types.h), the core-mm files ptelab's mm/
 # mirrors, and KVM's secondary-MMU aging (S3). Missing ones are only
 # reported.
 OPTIONAL_FILES=(
@@ -94,11 +96,11 @@ OPTIONAL_FILES=(
 	arch/arm64/mm/hugetlbpage.c
 	arch/arm64/mm/fault.c
 	include/linux/mm_types.h
-	mm/util.c
 	# core-mm ptelab mirrors (read to pin mm/ to a version)
 	mm/mlock.c
 	mm/madvise.c
 	mm/mprotect.c
+	mm/mremap.c
 	mm/pagewalk.c
 	mm/gup.c
 	mm/mmap.c

@@ -32,6 +32,7 @@ static const char *const optional[] = {
 	"arch/arm64/include/asm/tlb.h", "include/linux/mm.h", "include/linux/mm_types.h",
 	"include/linux/compiler.h", "include/linux/align.h", "include/vdso/bits.h",
 	"mm/memory.c", "mm/rmap.c", "mm/internal.h", "mm/vmscan.c", "mm/util.c",
+	"mm/mmu_gather.c", "mm/mlock.c", "mm/madvise.c", "mm/mprotect.c", "mm/mremap.c",
 	"arch/arm64/mm/hugetlbpage.c", "arch/arm64/mm/fault.c", NULL
 };
 

@@ -27,7 +27,7 @@ def test_version_and_command_of_a_run():
     j = run_json("run", "munmap", "--size=16M", "--seed", "2")
     assert j["version"] == version
     assert j["command"] == "ptelab run munmap --size=16M --seed 2 --json"
-    assert j["backend"] == {"kind": "builtin", "kernel": "ptelab"}
+    assert j["backend"] == {"kind": "builtin", "core": "ref", "kernel": "ptelab"}
     j = run_json("run", "munmap", "--size", "16M", "--profile", "arm64-generic")
     assert j["command"] == "ptelab run munmap --size 16M --profile arm64-generic --json"
 
@@ -49,7 +49,8 @@ def test_fetched_and_tree_backends_say_where_their_code_came_from(tmp_path):
     rev = subprocess.run(git + ["rev-parse", "--short=12", "HEAD"], capture_output=True,
                          text=True, check=True).stdout.strip()
     b = run_json("run", "munmap", "--size", "16M", "--impl", f"tree:{tree}")["backend"]
-    assert b == {"kind": "tree", "path": str(tree), "git": rev, "kernel": b["kernel"]}
+    assert b == {"kind": "tree", "core": "tree", "path": str(tree), "git": rev,
+                 "kernel": b["kernel"]}
     assert b["kernel"].startswith("7.3")
     # a tracked file changed: the revision says so
     mk = tree / "Makefile"

@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""A kernel backend runs its tree's own core-mm code (kernel/extract.c,
+kernel/core_roots.c): the tree's zap_pte_range and its helpers, extracted by
+name, compiled against kernel/shim/core.h, called by ptelab's mm/.
+
+The twin (--core ref) and the tree's extracted code must give identical event
+vectors, modelled time and invariants; a one-line patch to the tree's
+zap_present_ptes must move the counts; a tree whose core does not extract or
+compile is one error line naming the file and the symbol."""
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import _binary
+
+ROOT = Path(__file__).resolve().parents[2]
+KERNELS = ROOT / "build" / "kernels"
+TREES = [v for v in ("6.12", "7.2", "7.3") if (KERNELS / f"linux-{v}").is_dir()]
+needs_73 = pytest.mark.skipif(not (KERNELS / "linux-7.3").is_dir(),
+                              reason="needs the fetched 7.3 tree (ptelab kernels fetch 7.3)")
+
+# workload, its options: every path that zaps (munmap, MADV_DONTNEED, fork's
+# teardown, mlock-loop's, reclaim-file's, exit's full-mm teardown)
+CASES = [(w, ["--folio-size", fs]) for w in ("munmap", "madvise", "fork", "reclaim-file")
+         for fs in ("4K", "64K", "2M")]
+CASES += [("mlock-loop", ["--folio-size", "64K", "--iterations", "2"]),
+          ("exit", ["--iterations", "2"])]
+
+
+def ptelab(*args, timeout=600):
+    return subprocess.run([_binary(), *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=timeout)
+
+
+def run_json(*args):
+    p = ptelab("run", *args, "--json", "--no-perf")
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout.splitlines()[-1])
+
+
+@pytest.mark.skipif(not TREES, reason="needs a fetched kernel tree")
+@pytest.mark.parametrize("version", TREES)
+def test_tree_core_equals_twin(version):
+    impl = f"linux-{version}"
+    for w, opts in CASES:
+        tree = run_json(w, "--impl", impl, "--size", "16M", *opts, "--core", "tree")
+        twin = run_json(w, "--impl", impl, "--size", "16M", *opts, "--core", "ref")
+        assert tree["backend"]["core"] == "tree" and twin["backend"]["core"] == "ref"
+        what = f"{w} {' '.join(opts)} on {impl}"
+        diff = {k: (v, twin["events"][k]) for k, v in tree["events"].items()
+                if v != twin["events"][k]}
+        assert not diff, f"{what}: tree vs twin events {diff}"
+        assert tree["modelled_ns"] == twin["modelled_ns"], what
+        assert tree["invariants"] == twin["invariants"], what
+        assert tree["invariants"]["ok"], what
+
+
+def _copy(tmp_path, name="linux"):
+    d = tmp_path / name
+    shutil.copytree(KERNELS / "linux-7.3", d)
+    return d
+
+
+def _patch(tree, old, new):
+    src = tree / "mm" / "memory.c"
+    text = src.read_text()
+    assert text.count(old) == 1, old
+    src.write_text(text.replace(old, new))
+
+
+@needs_73
+def test_patch_to_zap_present_ptes_moves_counts(tmp_path):
+    tree = _copy(tmp_path)
+    # the tree's zap never batches a large folio: one PTE at a time
+    _patch(tree, "if (unlikely(folio_test_large(folio) && max_nr != 1)) {",
+           "if (0 && unlikely(folio_test_large(folio) && max_nr != 1)) {")
+    args = ["munmap", "--impl", f"tree:{tree}", "--size", "64M", "--folio-size", "64K"]
+    patched = run_json(*args)
+    twin = run_json(*args, "--core", "ref")
+    e, t = patched["events"], twin["events"]
+    # each PTE of a contiguous block cleared alone: the block unfolds, its
+    # entries are flushed one by one, each page unmapped from the rmap alone
+    assert (t["dsb"], t["tlbi_page"], t["unfold"], t["rmap_call"]) == (2, 0, 0, 1024)
+    assert (e["dsb"], e["tlbi_page"], e["unfold"], e["rmap_call"]) == (2052, 16384, 1024, 16384)
+    assert patched["modelled_ns"] > 4 * twin["modelled_ns"]
+    assert patched["invariants"]["ok"] and twin["invariants"]["ok"]
+
+
+@needs_73
+def test_core_that_does_not_compile_is_one_line(tmp_path):
+    tree = _copy(tmp_path)
+    _patch(tree, "\tpage = vm_normal_page(vma, addr, ptent);\n",
+           "\tpage = vm_normal_page(vma, addr, ptent);\n\tptelab_no_such_helper(page);\n")
+    p = ptelab("run", "munmap", "--impl", f"tree:{tree}", "--size", "16M")
+    assert p.returncode == 2
+    err = p.stderr.strip().splitlines()[-1]
+    assert err.startswith("ptelab: error: the core-mm code of kernel 7.3")
+    # the tree's file and line, the symbol, the tree's function it is in
+    assert " mm/memory.c:" in err and "ptelab_no_such_helper" in err
+    assert "(in zap_present_ptes)" in err and "--core ref" in err
+    assert p.stdout == ""
+    # the log is kept, and the unit beside it, its lines the tree's
+    log = Path(err.split("(compiler log: ")[1].rstrip(")"))
+    unit = log.with_suffix(".unit.c")
+    assert log.is_file() and "ptelab_no_such_helper" in log.read_text()
+    assert unit.is_file() and f'"{tree}/mm/memory.c"' in unit.read_text()
+    # the tree's arch code alone still runs
+    q = ptelab("run", "munmap", "--impl", f"tree:{tree}", "--size", "16M", "--core", "ref")
+    assert q.returncode == 0, q.stderr
+
+
+@needs_73
+def test_root_missing_from_the_tree_is_one_line(tmp_path):
+    tree = _copy(tmp_path)
+    _patch(tree, "static unsigned long zap_pte_range(struct mmu_gather *tlb,",
+           "static unsigned long zap_pte_range_renamed(struct mmu_gather *tlb,")
+    p = ptelab("run", "munmap", "--impl", f"tree:{tree}", "--size", "16M")
+    assert p.returncode == 2
+    err = p.stderr.strip().splitlines()[-1]
+    assert "zap_pte_range is not defined in" in err and "mm/memory.c" in err
+    assert "--core ref" in err
+
+
+def test_bad_core_value_is_one_line():
+    for cmd in (["run", "munmap"], ["check"]):
+        p = ptelab(*cmd, "--core", "twin")
+        assert p.returncode == 2
+        assert p.stderr.count("\n") == 1 and "unknown --core 'twin'" in p.stderr
+
+
+@needs_73
+def test_backend_says_whose_core_ran():
+    j = run_json("munmap", "--impl", "linux-7.3", "--size", "16M", "--core", "ref")
+    assert j["backend"]["core"] == "ref"
+    j = run_json("munmap", "--impl", "linux-7.3", "--size", "16M")
+    assert j["backend"]["core"] == "tree"
+    j = run_json("munmap", "--size", "16M")
+    assert j["backend"]["core"] == "ref"  # the reference is the twin
