@@ -63,7 +63,8 @@ static char *core_unit(const char *tree, const char *version, char *err, size_t 
 						  core_files[f].only };
 	}
 	nr_roots = core_names(roots, 64, boundary, 256, &nr_boundary);
-	struct extract_req req = { files, (int)nr_core_files, roots, nr_roots, boundary, nr_boundary };
+	struct extract_req req = { files, (int)nr_core_files, roots, nr_roots, boundary, nr_boundary,
+				   "struct ptelab_core_fn ptelab_core_fns" };
 	char why[512];
 
 	unit = kernel_extract(&req, &nr_items, why, sizeof(why));
@@ -142,7 +143,7 @@ int kernel_build_core(const char *name, const char *tree, char *so_path, size_t 
 		if (!isalnum((unsigned char)*c) && *c != '.' && *c != '-')
 			*c = '_';
 
-	char cc_buf[512], *argv[64], kver[48], krel[64], inc_lab[PATH_MAX + 8],
+	char cc_buf[512], *argv[64], kver[48], krel[64], inc_lab[PATH_MAX + 8], excl[6 * PATH_MAX],
 		shim_h[PATH_MAX + 32], src[PATH_MAX + 160], obj[PATH_MAX + 160], dep[PATH_MAX + 160],
 		tmp[PATH_MAX + 160], log_path[PATH_MAX + 160], kept[PATH_MAX + 160],
 		line[320] = "unknown error";
@@ -155,7 +156,8 @@ int kernel_build_core(const char *name, const char *tree, char *so_path, size_t 
 	 * build time, not at load.
 	 */
 	char *const flags[] = { "-std=gnu11", "-O2", "-g", "-fPIC", "-fvisibility=hidden",
-				"-Werror=implicit-function-declaration", "-Wno-unused-function" };
+				"-Werror=implicit-function-declaration", "-Wno-unused-function",
+				"-finstrument-functions" };
 	bool san = kernel_backends_sanitized();
 
 	if (argc == 0) {
@@ -171,6 +173,11 @@ int kernel_build_core(const char *name, const char *tree, char *so_path, size_t 
 	}
 	snprintf(kver, sizeof(kver), "-DPTELAB_KVER=%d", (v << 16) + (p << 8) + s);
 	snprintf(krel, sizeof(krel), "-DPTELAB_KRELEASE=\"%s\"", version);
+	/* the tree's functions open perf frames; ptelab's headers' own wrappers do */
+	snprintf(excl, sizeof(excl), "-finstrument-functions-exclude-file-list=%s/arch/,%s/mm/,"
+		 "%s/include/,%s/hw/,%s/kernel/shim/,/usr/", lab_home(), lab_home(), lab_home(),
+		 lab_home(), lab_home());
+	argv[argc++] = excl;
 	snprintf(inc_lab, sizeof(inc_lab), "-I%s", lab_home());
 	snprintf(shim_h, sizeof(shim_h), "%s/kernel/shim/core.h", lab_home());
 	argv[argc++] = kver;

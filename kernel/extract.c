@@ -694,6 +694,20 @@ char *kernel_extract(const struct extract_req *req, int *nr_items, char *err, si
 			else if (pass == 1 && it->kind == IT_FUNC)
 				emit_item(&out, &u, it, true);
 		}
+	if (req->fn_table) {
+		bprintf(&out, "static %s[] = {\n", req->fn_table);
+		for (int i = 0; i < u.nr_items; i++) {
+			const struct item *it = &u.items[i];
+
+			if (!it->taken || it->kind != IT_FUNC)
+				continue;
+			bput(&out, it->ctx, strlen(it->ctx));
+			bprintf(&out, "\t{ (void *)%s, \"%s\" },\n", it->names[0], it->names[0]);
+			for (int k = 0; k < it->nr_ctx; k++)
+				bput(&out, "#endif\n", 7);
+		}
+		bprintf(&out, "\t{ 0 }\n};\n");
+	}
 	if (out.oom)
 		goto oom;
 	ret = out.s;

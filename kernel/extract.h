@@ -35,6 +35,12 @@ struct extract_req {
 	int nr_roots;
 	const char *const *boundary;      /* never taken from the tree */
 	int nr_boundary;
+	/*
+	 * If set, the unit ends with an array of that name listing every
+	 * function taken, { (void *)fn, "name" } (each inside its #if
+	 * context), then { 0 }: its element type is the shim's.
+	 */
+	const char *fn_table;
 };
 
 /*

@@ -599,11 +599,10 @@ void unmap_vmas(struct mmu_gather *tlb, struct vm_area_struct *vma,
 			zap_huge_pmd(tlb, vma, pmdp, addr);
 			continue;
 		}
-		if (mm_core && mm_core->zap_pte_range) {
-			PERF_FRAME("zap_pte_range");
+		/* the tree's opens its own perf frames (kernel/shim/core_entry.c) */
+		if (mm_core && mm_core->zap_pte_range)
 			mm_core->zap_pte_range(tlb, vma, pmdp, addr, next);
-		} else {
+		else
 			zap_pte_range(tlb, vma, pmdp, addr, next);
-		}
 	}
 }

@@ -223,4 +223,15 @@ static inline struct folio *pfn_swap_entry_folio(swp_entry_t e) { return NULL; }
 #define pmd_pgtable(pmd) ((void *)0)
 #define mm_dec_nr_ptes(mm) ((void)0)
 
+/*
+ * The tree's functions by address (the unit's last definition, written by
+ * kernel/extract.c): -finstrument-functions calls the entry's hooks at
+ * each of them, inlined or not, which open a modelled perf frame of the
+ * tree function's own name, as PERF_FUNC() does in the twin.
+ */
+struct ptelab_core_fn {
+	void *fn;
+	const char *name;
+};
+
 #endif

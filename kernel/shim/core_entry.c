@@ -5,7 +5,97 @@
  * through (mm/core.h), adapting the kernel's signatures to the twin's.
  * The only symbol the unit exports; the tree's functions stay local.
  */
+#include <stdlib.h>
+
+#include "hw/perf.h"
 #include "mm/core.h"
+
+/*
+ * Modelled perf frames for the tree's functions: the hooks
+ * -finstrument-functions calls at every entry and exit of one, inlined or
+ * not (ptelab's own headers are excluded from instrumentation: their
+ * wrappers open frames themselves). A function not in the table (none
+ * should be) opens no frame.
+ */
+#define NO_INSTR __attribute__((no_instrument_function))
+
+struct ptelab_core_frame {
+	uintptr_t fn;
+	int id;
+};
+
+static struct ptelab_core_frame *ptelab_frames;
+static int ptelab_nr_frames = -1;
+
+static NO_INSTR int ptelab_frame_cmp(const void *a, const void *b)
+{
+	uintptr_t x = ((const struct ptelab_core_frame *)a)->fn;
+	uintptr_t y = ((const struct ptelab_core_frame *)b)->fn;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The frame id of fn, 0 if it is not one of the tree's; the table sorted on first use. */
+static NO_INSTR int ptelab_frame_lookup(void *fn)
+{
+	int lo = 0, hi;
+
+	if (ptelab_nr_frames < 0) {
+		int n = 0;
+
+		while (ptelab_core_fns[n].fn)
+			n++;
+		ptelab_frames = calloc((size_t)n + 1, sizeof(*ptelab_frames));
+		if (!ptelab_frames)
+			return 0;
+		for (int i = 0; i < n; i++)
+			ptelab_frames[i] = (struct ptelab_core_frame){ (uintptr_t)ptelab_core_fns[i].fn,
+								 perf_frame_id(ptelab_core_fns[i].name) };
+		qsort(ptelab_frames, (size_t)n, sizeof(*ptelab_frames), ptelab_frame_cmp);
+		ptelab_nr_frames = n;
+	}
+	hi = ptelab_nr_frames;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+
+		if (ptelab_frames[mid].fn < (uintptr_t)fn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ptelab_nr_frames && ptelab_frames[lo].fn == (uintptr_t)fn ? ptelab_frames[lo].id : 0;
+}
+
+/* what the last lookups found, by address: the hooks run at every call */
+static struct ptelab_core_frame ptelab_frame_cache[64];
+
+static inline NO_INSTR int ptelab_frame_of(void *fn)
+{
+	struct ptelab_core_frame *c = &ptelab_frame_cache[((uintptr_t)fn >> 4) & 63];
+
+	if (c->fn != (uintptr_t)fn)
+		*c = (struct ptelab_core_frame){ (uintptr_t)fn, ptelab_frame_lookup(fn) };
+	return c->id;
+}
+
+NO_INSTR void __cyg_profile_func_enter(void *fn, void *site);
+NO_INSTR void __cyg_profile_func_exit(void *fn, void *site);
+
+void __cyg_profile_func_enter(void *fn, void *site)
+{
+	int id;
+
+	if (perf_on && (id = ptelab_frame_of(fn)))
+		perf_enter(id);
+}
+
+void __cyg_profile_func_exit(void *fn, void *site)
+{
+	int id;
+
+	if (perf_on && (id = ptelab_frame_of(fn)))
+		perf_exit(id);
+}
 
 static unsigned long ptelab_entry_zap_pte_range(struct mmu_gather *tlb,
 						struct vm_area_struct *vma, pmd_t *pmd,

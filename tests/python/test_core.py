@@ -139,3 +139,26 @@ def test_backend_says_whose_core_ran():
     assert j["backend"]["core"] == "tree"
     j = run_json("munmap", "--size", "16M")
     assert j["backend"]["core"] == "ref"  # the reference is the twin
+
+
+@needs_73
+def test_perf_profile_names_the_trees_functions():
+    j = run_json_perf("munmap", "--impl", "linux-7.3", "--size", "16M", "--folio-size", "4K")
+    perf = j["perf"]
+    # one do_zap_pte_range, zap_present_ptes and zap_present_folio_ptes per
+    # 4K page (4096 of them), under the tree's zap_pte_range (one per table)
+    for fn in ("do_zap_pte_range", "zap_present_ptes", "zap_present_folio_ptes"):
+        assert perf[fn]["calls"] == 4096, fn
+    assert perf["zap_pte_range"]["calls"] == 8
+    assert abs(perf["zap_pte_range"]["children"] - perf["unmap_vmas"]["children"]) < 1e-9
+    # the same modelled time as the twin, whose frames are its own
+    twin = run_json_perf("munmap", "--impl", "linux-7.3", "--size", "16M", "--folio-size", "4K",
+                         "--core", "ref")
+    assert twin["modelled_ns"] == j["modelled_ns"]
+    assert "do_zap_pte_range" not in twin["perf"]
+
+
+def run_json_perf(*args):
+    p = ptelab("run", *args, "--json")
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout.splitlines()[-1])
