@@ -591,6 +591,8 @@ static void fuzz_minimise(const struct run_params *p, int order, bool lifecycle,
 		if (kind == -2) {
 			snprintf(r->text, sizeof(r->text), "sequence %llu: the run died (a crash or hang, "
 				 "not a violation): not minimised\n", (unsigned long long)seq);
+			/* here too: the crash or hang becomes this run's finding */
+			fuzz_run_ops(seed, order, ops, FUZZ_OPS, NULL);
 			goto out;
 		}
 	}
@@ -627,6 +629,11 @@ static void fuzz_minimise(const struct run_params *p, int order, bool lifecycle,
 	}
 	run_result_add(r, "minimised_operations", (double)n);
 	fuzz_trace(seq, seed, order, ops, n, kind, runs, r);
+	/*
+	 * The minimised operations once more, in this run: their violation is
+	 * the run's (invariants not ok, exit 1), as it was the child's.
+	 */
+	fuzz_run_ops(seed, order, ops, n, NULL);
 out:
 	free(ops);
 	free(cand);

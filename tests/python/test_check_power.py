@@ -202,6 +202,22 @@ def test_interleave_only_for_fuzz():
     assert p.returncode == 2 and "--interleave does not apply to workload munmap" in p.stderr
 
 
+@needs_73
+def test_fuzz_minimise_is_not_ok(tmp_path):
+    """--minimise on a failing sequence prints the minimised reproducer and
+    its violation is the run's: invariants not ok, exit 1 (it used to say ok)."""
+    tree = mutant_tree(tmp_path, "setptes_nocont")
+    p = run("run", "fuzz", "--impl", f"tree:{tree}", "--iterations", "2", "--minimise", "--json")
+    assert p.returncode == 1, p.stderr[-2000:]
+    j = json.loads(p.stdout.splitlines()[0])
+    assert not j["invariants"]["ok"] and "postcondition" in j["invariants"]["counts"]
+    n = j["results"]["minimised_operations"]
+    assert 1 <= n < 2000
+    assert re.match(r"sequence 0: \d+ of 2000 operations still raise postcondition", j["trace"][0])
+    p = run("run", "fuzz", "--impl", f"tree:{tree}", "--iterations", "2", "--minimise")
+    assert p.returncode == 1 and "invariants: ok" not in p.stdout
+
+
 # --- check --explore: every interleaving point of small scenarios --------------------------
 
 def explore_rows(p):
