@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hw/profile.h"
@@ -73,6 +74,21 @@ const char *lab_home(void)
  * build/ where it may write there (a source tree), else the user's cache
  * ($XDG_CACHE_HOME/ptelab, ~/.cache/ptelab) for an installed ptelab.
  */
+/* mkdir -p: every missing directory of path (a failure shows at the first write). */
+static void make_dirs(const char *path)
+{
+	char buf[PATH_MAX];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			mkdir(buf, 0755);
+			*p = '/';
+		}
+	mkdir(buf, 0755);
+}
+
 const char *lab_state_dir(void)
 {
 	static char dir[PATH_MAX];
@@ -82,13 +98,16 @@ const char *lab_state_dir(void)
 		return dir;
 	snprintf(dir, sizeof(dir), "%.*s/build", PATH_MAX - 8, lab_home());
 	if (!access(dir, W_OK) || (access(dir, F_OK) && !access(lab_home(), W_OK)))
-		return dir;
+		goto out;
 	if (xdg && *xdg == '/')
 		snprintf(dir, sizeof(dir), "%.*s/ptelab", PATH_MAX - 8, xdg);
 	else if (user && *user)
 		snprintf(dir, sizeof(dir), "%.*s/.cache/ptelab", PATH_MAX - 16, user);
 	else
 		snprintf(dir, sizeof(dir), "/tmp/ptelab-cache");
+out:
+	/* created on first use: a fresh install's ~/.cache may not exist yet */
+	make_dirs(dir);
 	return dir;
 }
 

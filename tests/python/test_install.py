@@ -45,6 +45,29 @@ def test_install_puts_everything_where_the_binary_looks(staged, tmp_path):
     assert "xeon-silver-4210r" in p.stdout
 
 
+KERNEL = ROOT / "build" / "kernels" / "linux-7.3"
+
+
+@pytest.mark.skipif(not KERNEL.is_dir(), reason="needs the fetched 7.3 tree")
+def test_installed_ptelab_builds_a_tree_on_first_use(staged, tmp_path):
+    """A fresh install's first tree: its backends built in a state directory made on
+    the way (share/ptelab/build where the install is writable, as here for root, else
+    ~/.cache/ptelab)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = dict(os.environ, HOME=str(home))
+    env.pop("PTELAB_HOME", None)
+    env.pop("XDG_CACHE_HOME", None)
+    p = subprocess.run([str(staged / "bin" / "ptelab"), "run", "munmap", "--size", "16M",
+                        "--impl", f"tree:{KERNEL}", "--json"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["backend"]["core"] == "tree"
+    built = [*(home / ".cache" / "ptelab" / "backends").glob("*.so"),
+             *(staged / "share" / "ptelab" / "build" / "backends").glob("*.so")]
+    assert len(built) == 2, built  # the tree's arch code and its core-mm code
+
+
 def test_a_copy_without_its_data_says_so(tmp_path):
     if not (ROOT / "ptelab").exists():
         pytest.skip("the optimised binary is not built")
