@@ -82,6 +82,7 @@ struct unit_result {
 
 /* What the campaign knows of one configuration. */
 struct row {
+	u64 units;               /* units of work that ran (their sequences below) */
 	u64 sequences, ops, viol_total;
 	bool failed;
 	double failing;          /* smallest first failing sequence seen */
@@ -225,8 +226,24 @@ static u64 next_unit(u64 *next, u64 total, u64 shard_k, u64 shard_n)
 	return *next < total ? (*next)++ : ~0ULL;
 }
 
+/*
+ * How many of configuration c's units this shard was to run: every one of
+ * its per_config units that falls to the shard; with a time budget alone
+ * (no end to the units) at least one, if any falls to the shard.
+ */
+static u64 units_owed(u64 c, u64 nr_specs, u64 per_config, bool endless, u64 shard_k, u64 shard_n)
+{
+	u64 n = 0;
+
+	for (u64 i = 0; i < (endless ? shard_n : per_config); i++)
+		if ((c + i * nr_specs) % shard_n == shard_k && (n++, endless))
+			break;
+	return n;
+}
+
 static void row_add(struct row *r, const struct unit_result *ur)
 {
+	r->units++;
 	r->sequences += ur->sequences;
 	r->ops += ur->ops;
 	r->viol_total += ur->viol_total;
@@ -583,9 +600,11 @@ int cmd_check(int argc, char **argv)
 			printf("{\"row\": {\"impl\": ");
 			json_string(stdout, s->p.impl);
 			printf(", \"machine\": \"%s\", \"policy\": \"%s\", \"folio_size\": %llu, "
-			       "\"sequences\": %llu, \"ops\": %llu, \"violations\": %llu, \"first\": ",
+			       "\"ran\": %s, \"sequences\": %llu, \"ops\": %llu, \"violations\": %llu, "
+			       "\"first\": ",
 			       machines[machine_of[i]].name, policies[s->p.policy],
-			       (unsigned long long)s->p.folio_size, (unsigned long long)r->sequences,
+			       (unsigned long long)s->p.folio_size, r->units ? "true" : "false",
+			       (unsigned long long)r->sequences,
 			       (unsigned long long)r->ops, (unsigned long long)r->viol_total);
 			json_string(stdout, r->msg);
 			printf(", \"kind\": ");
@@ -612,6 +631,8 @@ int cmd_check(int argc, char **argv)
 
 		if (r->finding)
 			snprintf(count, sizeof(count), "%s", r->kind);
+		else if (!r->units)
+			snprintf(count, sizeof(count), "not run");
 		else
 			snprintf(count, sizeof(count), "%llu", (unsigned long long)r->viol_total);
 		printf("%-24.24s %-12s %-12s %7lluK %10s %s\n", s->p.impl, machines[machine_of[i]].name,
@@ -664,7 +685,19 @@ int cmd_check(int argc, char **argv)
 			printf("}, \"all_called\": %s}}\n", missed ? "false" : "true");
 		}
 	}
-	bad |= !all_called;
+	/*
+	 * A verdict covers only what ran: configurations whose units did not
+	 * all run (the --time budget ran out first) and operations never called
+	 * make it "incomplete" (exit 4), never "clean"; a violation found is
+	 * still one (exit 1).
+	 */
+	int not_run = 0;
+
+	for (int i = 0; i < nr_specs; i++)
+		not_run += rows[i].units < units_owed((u64)i, (u64)nr_specs, per_config,
+						      budget_s && !seqs_set, shard_k, shard_n);
+	bool incomplete = not_run || !all_called;
+	const char *verdict = bad ? "violated" : incomplete ? "incomplete" : "clean";
 	double per_core = cpu_s > 0 ? (double)ops / cpu_s : 0;
 
 	if (json) {
@@ -699,15 +732,25 @@ int cmd_check(int argc, char **argv)
 				printf("null");
 			printf("}");
 		}
-		printf("], \"all_called\": %s, \"ok\": %s}}\n", all_called ? "true" : "false",
-		       bad ? "false" : "true");
+		printf("], \"all_called\": %s, \"configurations_not_run\": %d, \"verdict\": \"%s\", "
+		       "\"ok\": %s}}\n", all_called ? "true" : "false", not_run, verdict,
+		       bad || incomplete ? "false" : "true");
 	} else {
 		printf("\n%llu %s, %llu %s in %.1f s on %ld jobs: %.0f %s/s per core\n",
 		       (unsigned long long)nseqs, explore ? "scenarios" : "sequences",
 		       (unsigned long long)ops, explore ? "runs" : "operations", wall, jobs, per_core,
 		       explore ? "runs" : "operations");
-		printf("%s\n", bad ? "invariants VIOLATED (or an operation never called)" :
-				     "all invariants held");
+		if (bad)
+			printf("invariants VIOLATED\n");
+		if (not_run)
+			printf("%s%d of %d configurations did not run all their work (the --time "
+			       "budget ran out): their rows say \"not run\" or cover less\n",
+			       bad ? "" : "INCOMPLETE: ", not_run, nr_specs);
+		if (!all_called)
+			printf("%ssome operations were never called: check is blind to them\n",
+			       bad || not_run ? "" : "INCOMPLETE: ");
+		if (!bad && !incomplete)
+			printf("all invariants held\n");
 	}
-	return bad ? 1 : 0;
+	return bad ? 1 : incomplete ? 4 : 0;
 }

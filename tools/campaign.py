@@ -71,7 +71,7 @@ def run_shard(ptelab, k, n, args, deadline=None):
     except ValueError:
         res["exit"], res["stderr"] = 3, "campaign: error: shard output is not JSON lines"
         return res
-    if p.returncode in (0, 1) and not any("summary" in x for x in res["lines"]):
+    if p.returncode in (0, 1, 4) and not any("summary" in x for x in res["lines"]):
         res["exit"], res["stderr"] = 3, "campaign: error: shard printed no summary"
     return res
 
@@ -84,7 +84,7 @@ def finding_key(f):
 def merge(results, seconds=0.0):
     """Shard results -> {"rows", "coverage", "summary"} of the whole campaign."""
     rows, cov, found = {}, {}, {}
-    tot = {"ops": 0, "sequences": 0, "units": 0, "cpu_seconds": 0.0}
+    tot = {"ops": 0, "sequences": 0, "units": 0, "cpu_seconds": 0.0, "configurations_not_run": 0}
     for r in sorted(results, key=lambda r: r["shard"]):  # deterministic order
         for line in r["lines"]:
             if "row" in line:
@@ -128,10 +128,10 @@ def merge(results, seconds=0.0):
 
 
 def shard_errors(results):
-    """(shard, exit, line) for each shard that did not end 0 or 1."""
+    """(shard, exit, line) for each shard that did not end 0, 1 or 4 (a verdict)."""
     out = []
     for r in sorted(results, key=lambda r: r["shard"]):
-        if r["exit"] not in (0, 1):
+        if r["exit"] not in (0, 1, 4):
             lines = [s for s in r["stderr"].splitlines() if s.strip()]
             err = [s for s in lines if "error:" in s]
             out.append((r["shard"], r["exit"], (err or lines or ["(no message)"])[0]))
@@ -139,21 +139,27 @@ def shard_errors(results):
 
 
 def exit_status(merged, results):
+    """check's own verdicts over the whole campaign: 1 violated, 4 incomplete
+    (an op no shard called, work a shard's --time left undone), 0 clean;
+    2 and 3 (errors) from any shard first."""
     codes = {r["exit"] for r in results}
-    if codes - {0, 1, 2}:   # 3, a signal, a crash: internal error
+    if codes - {0, 1, 2, 4}:   # 3, a signal, a crash: internal error
         return 3
     if 2 in codes:
         return 2
     s = merged["summary"]
-    if s["findings"] or not s["all_called"] or any(x["violations"] for x in merged["rows"]):
+    if s["findings"] or any(x["violations"] for x in merged["rows"]):
         return 1
-    # A shard's exit 1 is explained by its findings or by an op it alone
-    # never called (small shards miss ops the others call); any other is 1.
+    # a shard's exit 1 without findings is unexplained: a failure
     for r in results:
         if r["exit"] == 1:
             sm = next((x["summary"] for x in r["lines"] if "summary" in x), {})
-            if not sm.get("findings") and sm.get("all_called", True):
+            if not sm.get("findings"):
                 return 1
+    # a shard's exit 4 for an op only it never called is not one (small
+    # shards miss ops the others call); the merged coverage decides
+    if not s["all_called"] or s.get("configurations_not_run"):
+        return 4
     return 0
 
 

@@ -77,7 +77,7 @@ for i in impls:
 print(json.dumps({"summary": dict(ops=tot, sequences=u // n, seconds=0.01, cpu_seconds=tot * 1e-6,
                   jobs=1, ops_per_s_per_core=1e6, shard=opt["--shard"], findings=findings,
                   all_called=all_called, ok=not findings and all_called, time=opt.get("--time"))}))
-sys.exit(1 if findings or not all_called else 0)
+sys.exit(1 if findings else 4 if not all_called else 0)
 '''
 
 
@@ -152,7 +152,7 @@ def test_an_op_no_shard_called_fails():
     rs = [out(1, calls={"a": [1, 0], "b": [0, 0]}), out(2, calls={"a": [5, 0], "b": [0, 0]})]
     m = campaign.merge(rs)
     assert not m["summary"]["all_called"] and not m["coverage"][0]["all_called"]
-    assert campaign.exit_status(m, rs) == 1
+    assert campaign.exit_status(m, rs) == 4   # incomplete, as check says it
 
 
 def test_shard_exit_codes_are_propagated():
@@ -161,10 +161,16 @@ def test_shard_exit_codes_are_propagated():
     for code, want in ((1, 1), (2, 2), (3, 3), (-11, 3)):
         bad = {**out(2), "exit": code}   # exit 1 unexplained by findings or coverage
         assert campaign.exit_status(campaign.merge([ok, bad]), [ok, bad]) == want, code
-    # a shard's exit 1 for an op that only it never called is not a failure
-    gap = {**out(2, calls={"a": [1, 0], "b": [0, 0]}), "exit": 1}
+    # a shard's exit 4 for an op that only it never called is not a failure
+    gap = {**out(2, calls={"a": [1, 0], "b": [0, 0]}), "exit": 4}
     gap["lines"][-1]["summary"]["all_called"] = False
     assert campaign.exit_status(campaign.merge([ok, gap]), [ok, gap]) == 0
+    # a shard whose --time left configurations undone: the campaign is incomplete
+    late = {**out(2), "exit": 4}
+    late["lines"][-1]["summary"]["configurations_not_run"] = 3
+    m = campaign.merge([ok, late])
+    assert m["summary"]["configurations_not_run"] == 3
+    assert campaign.exit_status(m, [ok, late]) == 4
 
 
 # -- the command line, on the fake ---------------------------------------
@@ -182,9 +188,9 @@ def test_table_shows_findings_reproducers_and_traces(fake):
 
 def test_op_never_called_is_listed_and_fails(fake):
     p = campaign_run("--local", "--shards", "3", "--ptelab", fake(never="set_ptes"), "--json")
-    assert p.returncode == 1, p.stderr
+    assert p.returncode == 4, p.stderr
     s = json.loads(p.stdout)["summary"]
-    assert not s["all_called"] and not s["ok"] and s["exit"] == 1
+    assert not s["all_called"] and not s["ok"] and s["exit"] == 4
     p = campaign_run("--local", "--shards", "3", "--ptelab", fake(never="set_ptes"))
     assert "coverage: ref: set_ptes never called" in p.stdout
 

@@ -531,3 +531,54 @@ def test_fetch_never_trusts_unsigned_lists_unasked(tmp_path):
     assert p.returncode != 0
     assert "--allow-unverified" in p.stderr
     assert "trusted=yes" not in (tmp_path / "b" / "apt" / "main" / "sources.list").read_text()
+
+
+def test_check_time_budget_never_says_clean_for_work_not_done():
+    """check --time: configurations whose work did not all run make the verdict
+    incomplete (exit 4), never "all invariants held"."""
+    p = run("check", "--time", "1", "--sequences", "100000", "--jobs", "1", "--json", timeout=120)
+    assert p.returncode == 4, p.stderr[-2000:]
+    lines = [json.loads(l) for l in p.stdout.splitlines()]
+    s = lines[-1]["summary"]
+    assert s["verdict"] == "incomplete" and not s["ok"] and s["configurations_not_run"] > 0
+    rows = [l["row"] for l in lines if "row" in l]
+    assert len(rows) == 80 and any(not r["ran"] for r in rows)
+    assert all((r["sequences"] > 0) == r["ran"] for r in rows)
+    p = run("check", "--time", "1", "--sequences", "100000", "--jobs", "1", timeout=120)
+    assert p.returncode == 4
+    assert "all invariants held" not in p.stdout
+    assert "INCOMPLETE: " in p.stdout and " not run " in p.stdout
+    # the whole of a small campaign is a clean verdict
+    p = run("check", "--sequences", "1", "--json", timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert json.loads(p.stdout.splitlines()[-1])["summary"]["verdict"] == "clean"
+
+
+def _small_files():
+    """Files past 20 KB cannot be written (EFBIG), as on a full disk."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (20000, 20000))
+
+
+def test_reproduce_out_write_error_is_an_error(tmp_path):
+    out = tmp_path / "out"
+    p = run("reproduce", "S5", "--size", "64M", "--out", str(out), preexec=_small_files,
+            timeout=600)
+    assert p.returncode == 2, p.stderr[-2000:]
+    assert "ptelab: error: cannot write " in p.stderr and "S5.jsonl" in p.stderr
+    # nothing cut short is left: every file there is whole, no temporaries
+    names = sorted(f.name for f in out.iterdir())
+    assert "S5.jsonl" not in names and not [n for n in names if ".tmp" in n], names
+    for f in out.glob("*.tsv"):
+        assert f.read_text().endswith("\n")
+
+
+@pytest.mark.parametrize("args", [["list"], ["run", "munmap", "--size", "16M", "--json"],
+                                  ["check", "--sequences", "1", "--json"]])
+def test_results_to_a_full_device_are_an_error(args):
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([_binary(), *args], stdout=full, stderr=subprocess.PIPE, text=True,
+                           cwd=ROOT, timeout=300)
+    assert p.returncode == 2
+    assert p.stderr.strip().splitlines()[-1] == ("ptelab: error: cannot write the results to "
+                                                 "standard output: No space left on device")
