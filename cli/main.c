@@ -472,7 +472,7 @@ static int cmd_fit(int argc, char **argv)
 	return 2;
 }
 
-int main(int argc, char **argv)
+static int ptelab_main(int argc, char **argv)
 {
 	int done, rc;
 	size_t used = 0;
@@ -586,4 +586,17 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "ptelab: error: unknown command '%s'; 'ptelab help' lists them\n", argv[1]);
 	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	int rc = ptelab_main(argc, argv);
+
+	/* the results went out whole, or the exit status says they did not */
+	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
+		fprintf(stderr, "ptelab: error: cannot write the results to standard output: %s\n",
+			errno ? strerror(errno) : "write error");
+		return 2;
+	}
+	return rc;
 }

@@ -24,14 +24,62 @@ struct experiment {
 	double host_s;
 };
 
+/*
+ * --out files: each written under a temporary name and renamed once it is
+ * closed whole, so a file there is never cut short; the first failure is
+ * kept and ends the experiment with an error (run_experiment).
+ */
+struct out_open {
+	FILE *f;
+	char tmp[4120], path[4096];
+};
+
+static struct out_open out_opened[8];
+static char out_error[4300];
+
+static void out_failed(const char *path)
+{
+	if (!out_error[0])
+		snprintf(out_error, sizeof(out_error), "cannot write %s: %s", path,
+			 errno ? strerror(errno) : "write error");
+}
+
 static FILE *out_file(const char *dir, const char *name)
 {
-	char path[4096];
+	struct out_open *o = NULL;
 
 	if (!dir)
 		return NULL;
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return fopen(path, "w");
+	for (unsigned int i = 0; i < ARRAY_SIZE(out_opened) && !o; i++)
+		if (!out_opened[i].f)
+			o = &out_opened[i];
+	if (!o)
+		return NULL;
+	snprintf(o->path, sizeof(o->path), "%s/%s", dir, name);
+	snprintf(o->tmp, sizeof(o->tmp), "%s.tmp%d", o->path, (int)getpid());
+	o->f = fopen(o->tmp, "w");
+	if (!o->f)
+		out_failed(o->path);
+	return o->f;
+}
+
+static void out_close(FILE *f)
+{
+	for (unsigned int i = 0; f && i < ARRAY_SIZE(out_opened); i++) {
+		struct out_open *o = &out_opened[i];
+
+		if (o->f != f)
+			continue;
+		errno = 0;
+		bool ok = !ferror(f);
+		ok = !fclose(f) && ok;
+		if (!ok || rename(o->tmp, o->path)) {
+			out_failed(o->path);
+			unlink(o->tmp);
+		}
+		o->f = NULL;
+		return;
+	}
 }
 
 /* A lab failure that ends reproduce: 2 for an error, 3 for a ptelab bug. */
@@ -355,9 +403,9 @@ static int s5_run(const char *out_dir, u64 size)
 	       "The kernel of the experiment (mm-unstable, Feb 2024) on both sides: --without %s\n"
 	       "--without %s.\n", s5_era[0], s5_era[1]);
 	if (jsonl)
-		fclose(jsonl);
+		out_close(jsonl);
 	if (tsv)
-		fclose(tsv);
+		out_close(tsv);
 	return failed ? 1 : 0;
 }
 
@@ -542,9 +590,9 @@ static int s4_run(const char *out_dir, u64 size)
 	       "ptep_get share: contpte_ptep_get's self share of the modelled perf profile, as perf's\n"
 	       "overhead column shows it.\n");
 	if (jsonl)
-		fclose(jsonl);
+		out_close(jsonl);
 	if (tsv)
-		fclose(tsv);
+		out_close(tsv);
 	return failed;
 }
 
@@ -619,9 +667,9 @@ static int s2_run(const char *out_dir, u64 size)
 	       "scaled (derive.scale: an assumption, not a fit).\n",
 	       t[0][0] / 1e6, t[0][1] / 1e6);
 	if (jsonl)
-		fclose(jsonl);
+		out_close(jsonl);
 	if (tsv)
-		fclose(tsv);
+		out_close(tsv);
 	return failed;
 }
 
@@ -683,9 +731,9 @@ static int s1_run(const char *out_dir, u64 size)
 	printf("arm64-server-32c was fitted on the two published MGLRU figures; the classic-LRU rows\n"
 	       "and the kernel-backend rows are predictions. young loads/atomics: spent in young tests.\n");
 	if (jsonl)
-		fclose(jsonl);
+		out_close(jsonl);
 	if (tsv)
-		fclose(tsv);
+		out_close(tsv);
 	return failed;
 }
 
@@ -886,9 +934,9 @@ static int s3_run(const char *out_dir, u64 size)
 	       ran[0] ? outs[0].prof.fitted_on : "?", ran[5] ? outs[5].prof.name : "arm64-kvm-host",
 	       ran[5] ? outs[5].prof.fitted_on : "?");
 	if (jsonl)
-		fclose(jsonl);
+		out_close(jsonl);
 	if (tsv)
-		fclose(tsv);
+		out_close(tsv);
 	return failed;
 }
 
@@ -903,8 +951,17 @@ static const struct experiment experiments[] = {
 /* One experiment, its header and tables on stdout: its run()'s return. */
 static int run_experiment(const struct experiment *e, const char *out_dir, u64 size)
 {
+	int r;
+
 	printf("== %s: %s\n", e->name, e->title);
-	return e->run(out_dir, size);
+	r = e->run(out_dir, size);
+	if (out_error[0] && r >= 0) {
+		fprintf(stderr, "ptelab: error: %s: %s's --out files are not all written\n", out_error,
+			e->name);
+		fatal = 2;
+		return -1;
+	}
+	return r;
 }
 
 /*
@@ -1185,16 +1242,21 @@ int cmd_reproduce(int argc, char **argv)
 		/* plots are optional: they need python3, the tables do not */
 		snprintf(script, sizeof(script), "%s/tools/plot.py", lab_home());
 		r = spawn_run(argv_plot, SPAWN_STDOUT_TO_STDERR, NULL);
-		if (r < 0)
+		if (r < 0) {
 			fprintf(stderr, "ptelab: plots skipped: python3 is not installed\n");
-		else if (r)
-			fprintf(stderr, "ptelab: plots skipped: tools/plot.py failed (exit %d, above)\n", r);
+		} else if (r) {
+			fprintf(stderr, "ptelab: error: tools/plot.py failed (exit %d, above): the plots "
+				"in %s are not all written\n", r, out_dir);
+			rc = 2;
+		}
 		/* REPORT.md: provenance, tables, residuals, plots, sources */
 		snprintf(script, sizeof(script), "%s/tools/report.py", lab_home());
 		r = spawn_run(argv_plot, SPAWN_STDOUT_TO_STDERR, NULL);
-		if (r > 0)
-			fprintf(stderr, "ptelab: REPORT.md not written: tools/report.py failed (exit %d, "
-				"above)\n", r);
+		if (r > 0) {
+			fprintf(stderr, "ptelab: error: REPORT.md not written: tools/report.py failed "
+				"(exit %d, above)\n", r);
+			rc = 2;
+		}
 	}
 	return rc;
 }
