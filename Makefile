@@ -58,7 +58,20 @@ $(B)/san/tests/%: tests/%.c $(SAN_OBJS) $(HDRS)
 $(B)/san/ptelab: $(SAN_OBJS) $(B)/san/cli/main.o
 	$(call quiet,LD [san],$@)$(CC) $(CFLAGS_COMMON) -O1 $(SAN) $(LDFLAGS_EXE) -o $@ $^ $(LDLIBS)
 
-check: ptelab $(TEST_BINS) $(B)/san/ptelab
+# The Python packages the tools' tests need (numpy/scipy for fit, Dask for
+# campaigns), installed into build/pydeps where the tools look, unless the
+# interpreter has them: the test command needs nothing installed by hand.
+PYREQS := tools/requirements-fit.txt tools/requirements-campaign.txt
+$(B)/pydeps.stamp: $(PYREQS)
+	@mkdir -p $(B)
+	@PYTHONPATH=$(B)/pydeps python3 -c 'import scipy.optimize, distributed' 2>/dev/null || \
+		{ echo "  PIP      $(PYREQS) -> $(B)/pydeps"; \
+		  python3 -m pip install --quiet --disable-pip-version-check --target $(B)/pydeps \
+			$(foreach r,$(PYREQS),-r $(r)); } || \
+		{ echo "make: cannot install $(PYREQS) into $(B)/pydeps (pip, network?)" >&2; exit 1; }
+	@touch $@
+
+check: ptelab $(TEST_BINS) $(B)/san/ptelab $(B)/pydeps.stamp
 	@tests/run_all.sh $(TEST_BINS)
 
 clean:
