@@ -90,6 +90,7 @@ struct kernel_backend {
 	/* the tree's core-mm roots (NULL: --core ref), and their object */
 	const struct mm_core_ops *core;
 	void *core_handle;
+	char core_so_path[PATH_MAX + 128];
 };
 
 #define MAX_BACKENDS 16
@@ -322,6 +323,7 @@ static int load_core(struct kernel_backend *kb, const char *tree, char *err, siz
 
 	if (kernel_build_core(kb->name, tree, so, sizeof(so), err, errlen))
 		return -1;
+	snprintf(kb->core_so_path, sizeof(kb->core_so_path), "%s", so);
 	kb->core_handle = dlopen(so, RTLD_NOW | RTLD_LOCAL);
 	if (!kb->core_handle) {
 		snprintf(err, errlen, "cannot load the core-mm code of %s (kernel %s): %s; run its "
@@ -428,8 +430,9 @@ int kernel_fetch(const char *version, bool allow_unverified)
 
 const char *kernel_backend_of_object(const char *path, const char **version)
 {
+	/* its arch code's object, or its core-mm code's */
 	for (int i = 0; path && i < nr_loaded; i++) {
-		if (!strcmp(loaded[i]->so_path, path)) {
+		if (!strcmp(loaded[i]->so_path, path) || !strcmp(loaded[i]->core_so_path, path)) {
 			if (version)
 				*version = loaded[i]->version;
 			return loaded[i]->name;

@@ -26,6 +26,13 @@ static void short_file(const char *path, char *out, size_t n)
 	snprintf(out, n, "%s", path);
 }
 
+/* A tree's core-mm function is renamed inside its unit (kernel/extract.c): its own name. */
+static void tree_name(char *function)
+{
+	if (!strncmp(function, "__ptelab_tree_", 14))
+		memmove(function, function + 14, strlen(function + 14) + 1);
+}
+
 void symbolize(unsigned long addr, bool return_address, struct code_loc *loc)
 {
 	Dl_info info;
@@ -54,6 +61,7 @@ void symbolize(unsigned long addr, bool return_address, struct code_loc *loc)
 	argv[5] = NULL;
 	if (spawn_run(argv, SPAWN_CAPTURE_STDOUT, &text) != 0 || !text) {
 		free(text);
+		tree_name(loc->function);
 		return;
 	}
 	char *nl = strchr(text, '\n');
@@ -77,4 +85,5 @@ void symbolize(unsigned long addr, bool return_address, struct code_loc *loc)
 		}
 	}
 	free(text);
+	tree_name(loc->function);
 }

@@ -162,3 +162,18 @@ def run_json_perf(*args):
     p = ptelab("run", *args, "--json")
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout.splitlines()[-1])
+
+
+@needs_73
+def test_crash_in_the_trees_core_is_a_located_finding(tmp_path):
+    tree = _copy(tmp_path)
+    _patch(tree, "\tpage = vm_normal_page(vma, addr, ptent);\n",
+           "\tpage = vm_normal_page(vma, addr, ptent);\n"
+           "\tif (addr & 0x10000)\n\t\t*(volatile int *)0 = 1;\n")
+    p = ptelab("run", "munmap", "--impl", f"tree:{tree}", "--size", "16M", "--json")
+    assert p.returncode == 1, p.stderr
+    f = json.loads(p.stdout.splitlines()[-1])["finding"]
+    # the tree's own function and line, not the unit's renamed one, not a lab bug
+    assert f["function"] == "zap_present_ptes" and f["file"] == "mm/memory.c", f
+    assert f["line"] > 0 and f["kind"] == "crash" and f["signal"] == "SIGSEGV", f
+    assert f["in_kernel_code"], f
