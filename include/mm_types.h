@@ -37,6 +37,7 @@ struct mm_struct {
 	struct vm_area_struct *mmap;   /* VMAs sorted by address */
 	u64 cpumask;                   /* CPUs that ran this mm (x86 IPIs) */
 	struct mm_thread_cpus *thread_cpus; /* NULL: none beyond cpumask */
+	int mm_users;                  /* its users: 1 until mmput() (no threads in the lab) */
 	long rss;                      /* pages mapped */
 	long pgtables_bytes;
 	int nr_vmas;
@@ -46,6 +47,14 @@ struct mm_struct {
 	/* secondary MMUs (KVM) following this mm; NULL: none */
 	struct mmu_notifier_subscriptions *notifier_subscriptions;
 };
+
+/*
+ * include/linux/mm_types.h (7.x): the VMA's flags as a bitmap of one word,
+ * the same bits as vm_flags (the kernel's union, while it converts).
+ */
+typedef struct {
+	unsigned long __vma_flags[1];
+} vma_flags_t;
 
 #define VM_READ 0x1UL
 #define VM_WRITE 0x2UL
@@ -57,7 +66,10 @@ struct vm_area_struct {
 	unsigned long vm_start, vm_end;
 	struct mm_struct *vm_mm;
 	pgprot_t vm_page_prot;
-	unsigned long vm_flags;
+	union {
+		unsigned long vm_flags;
+		vma_flags_t flags;
+	};
 	struct vm_area_struct *vm_next;
 	struct address_space *vm_file_mapping; /* NULL: anonymous */
 	unsigned long vm_pgoff;

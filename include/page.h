@@ -209,6 +209,21 @@ static inline bool folio_mapped(const struct folio *folio)
 	return folio_mapcount(folio) > 0;
 }
 
+/*
+ * include/linux/mm.h (7.x; 6.x folio_likely_mapped_shared): whether the
+ * folio may be mapped by more than one process. Without the kernel's
+ * per-folio mm ids, a large folio counts as shared only when its
+ * mapcount exceeds its pages (some page is mapped twice).
+ */
+static inline bool folio_maybe_mapped_shared(const struct folio *folio)
+{
+	int mapcount = folio_mapcount(folio);
+
+	if (!folio_test_large(folio) || mapcount <= 1)
+		return mapcount > 1;
+	return mapcount > folio_nr_pages(folio);
+}
+
 /* Page allocator (buddy): naturally aligned folios of order 0..9. */
 #define MAX_PAGE_ORDER 10
 #define PMD_ORDER 9

@@ -16,6 +16,7 @@ const struct core_file core_files[] = {
 	{ "mm/internal.h", NULL },
 	{ "mm/util.c", NULL },
 	{ "mm/memory.c", NULL },
+	{ "mm/rmap.c", NULL },
 };
 
 const unsigned int nr_core_files = sizeof(core_files) / sizeof(core_files[0]);
@@ -34,8 +35,27 @@ static const struct core_boundary zap_boundary[] = {
 	{ NULL, NULL },
 };
 
+static const char *const rmap_roots[] = { "folio_referenced_one", NULL };
+
+static const struct core_boundary rmap_boundary[] = {
+	{ "folio_remove_rmap_ptes", "ptelab's rmap: it counts the mapcount atomics and keeps the "
+				    "lab's LRU and deferred split (mm/rmap.c)" },
+	{ "folio_remove_rmap_pte", "the same" },
+	{ "munlock_vma_folio", "ptelab's mlock (mm/mlock.c)" },
+	{ "clear_flush_young_ptes_notify", "ptelab's notifier calls, with S3's secondary-MMU eras "
+					   "(mm/mmu_notifier.h)" },
+	{ "ptep_clear_flush_young_notify", "the same" },
+	{ "pmdp_clear_flush_young_notify", "the lab ages no PMD-mapped folio through rmap" },
+	{ "test_and_clear_young_ptes_notify", "ptelab's notifier calls (mm/mmu_notifier.h)" },
+	{ "pmdp_test_and_clear_young_notify", "the lab ages no PMD-mapped folio through rmap" },
+	{ "mlock_vma_folio", "the lab's mlock moves every folio of the range when it locks: "
+			     "no mlock is ever missed for reclaim to restore (kernel/shim/core.h)" },
+	{ NULL, NULL },
+};
+
 const struct core_root_set core_root_sets[] = {
 	{ "zap", zap_roots, zap_boundary },
+	{ "rmap", rmap_roots, rmap_boundary },
 };
 
 const unsigned int nr_core_root_sets = sizeof(core_root_sets) / sizeof(core_root_sets[0]);

@@ -12,11 +12,15 @@
 #include "include/mm_types.h"
 
 struct mmu_gather;
+struct folio;
 
 struct mm_core_ops {
 	const char *kernel; /* the tree's version, "X.Y.Z" */
 	unsigned long (*zap_pte_range)(struct mmu_gather *tlb, struct vm_area_struct *vma,
 				       pmd_t *pmd, unsigned long addr, unsigned long end);
+	/* rmap_one of folio_referenced(): arg is its struct folio_referenced_arg (mm/rmap.h) */
+	bool (*folio_referenced_one)(struct folio *folio, struct vm_area_struct *vma,
+				     unsigned long address, void *arg);
 };
 
 /* The run's core (lab_machine_setup sets it); NULL: ptelab's twin. */

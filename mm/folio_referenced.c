@@ -15,18 +15,12 @@
  * ages the neighbours.
  */
 #include "hw/invariants.h"
+#include "mm/core.h"
 #include "mm/mmu_notifier.h"
 #include "mm/reclaim.h"
 #include "mm/rmap.h"
 #include "sim/frames.h"
 #include "hw/perf.h"
-
-struct folio_referenced_arg {
-	int mapcount;
-	int referenced;
-	unsigned long vm_flags;
-	struct mem_cgroup *memcg;
-};
 
 static bool __folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
 				   unsigned long address, void *arg);
@@ -46,7 +40,11 @@ static bool folio_referenced_one(struct folio *folio, struct vm_area_struct *vma
 	bool ret;
 
 	sim_frame_enter(frame);
-	ret = __folio_referenced_one(folio, vma, address, arg);
+	/* the tree's own, when the backend runs its core-mm code (mm/core.h) */
+	if (mm_core && mm_core->folio_referenced_one)
+		ret = mm_core->folio_referenced_one(folio, vma, address, arg);
+	else
+		ret = __folio_referenced_one(folio, vma, address, arg);
 	sim_frame_exit(frame);
 	return ret;
 }
@@ -79,6 +77,18 @@ static bool __folio_referenced_one(struct folio *folio, struct vm_area_struct *v
 			page_vma_mapped_walk_done(&pvmw);
 			pra->vm_flags |= VM_LOCKED;
 			return false; /* To break the loop */
+		}
+
+		/*
+		 * Skip the non-shared swapbacked folio mapped solely by
+		 * the exiting or OOM-reaped process. This avoids redundant
+		 * swap-out followed by an immediate unmap.
+		 */
+		if (!vma->vm_mm->mm_users && folio_test_anon(folio) &&
+		    folio_test_swapbacked(folio) && !folio_maybe_mapped_shared(folio)) {
+			pra->referenced = -1;
+			page_vma_mapped_walk_done(&pvmw);
+			return false;
 		}
 
 		if (pvmw.pte && folio_test_large(folio) && mm_sw.young_batch) {

@@ -69,6 +69,7 @@ struct mm_struct *mm_alloc(void)
 	struct mm_struct *mm = host_calloc(1, sizeof(*mm), "an mm_struct");
 
 	mm->pgd = hw_pt_alloc(0);
+	mm->mm_users = 1;
 	asid_new_context(mm);
 	mm->next_mm = mm_list;
 	mm_list = mm;
@@ -92,6 +93,7 @@ void mmput(struct mm_struct *mm)
 	if (sim_current_agent && lru_gen_walk_on(mm))
 		sim_bug("mmput of an mm an MGLRU aging walk is on: the walk would use it freed");
 	/* mm's last user has gone, and its about to be pulled down */
+	mm->mm_users = 0;
 	mmu_notifier_release(mm);
 	mm->fullmm_teardown = true;
 	hw_machine.asid_retired[mm->context.asid] = true;

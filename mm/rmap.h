@@ -131,4 +131,17 @@ int folio_referenced(struct folio *folio, int is_locked, struct mem_cgroup *memc
 		     unsigned long *vm_flags);
 bool try_to_unmap(struct folio *folio);
 
+/*
+ * folio_referenced()'s state across the VMAs of one folio (mm/rmap.c's
+ * struct folio_referenced_arg: 6.x's vm_flags, 7.x's vma_flags_t, the
+ * same word). A tree's own folio_referenced_one() takes it as it is.
+ */
+struct folio_referenced_arg {
+	int mapcount;
+	int referenced;
+	unsigned long vm_flags;
+	struct mem_cgroup *memcg;
+};
+typedef struct folio_referenced_arg lab_folio_referenced_arg;
+
 #endif

@@ -19,6 +19,9 @@
 #include "mm/mm.h"
 #include "mm/mmu_gather.h"
 #include "mm/swap.h"
+#include "mm/mmu_notifier.h"
+#include "mm/reclaim.h"
+#include "mm/rmap.h"
 #include "kernel/shim/dup.h"
 #include "kernel/shim/lab.h"
 
@@ -31,6 +34,7 @@
 #define IS_ENABLED(option) __is_defined(option)
 #define CONFIG_MMU 1
 #define CONFIG_SMP 1 /* tlb_delay_rmap(): the SMP kernel's delayed rmap */
+#define CONFIG_MMU_NOTIFIER 1 /* secondary MMUs follow the lab's mms (S3) */
 
 /* include/linux/compiler*.h, printk.h: what the lab needs none of */
 #define __must_check
@@ -222,6 +226,71 @@ static inline struct folio *pfn_swap_entry_folio(swp_entry_t e) { return NULL; }
 #define pte_free_tlb(tlb, table, addr) ((void)PT_RECLAIM_OFF(pte_free_tlb))
 #define pmd_pgtable(pmd) ((void *)0)
 #define mm_dec_nr_ptes(mm) ((void)0)
+
+/*
+ * rmap's walk (mm/rmap.c): ptelab's page_vma_mapped_walk, notifiers and
+ * MGLRU look-around at the boundary.
+ */
+/* include/linux/mm.h (7.x): the VMA-flag bitmap API over the one word */
+#define VMA_LOCKED_BIT 13 /* VM_LOCKED */
+_Static_assert(VM_LOCKED == 1UL << VMA_LOCKED_BIT, "VMA_LOCKED_BIT is VM_LOCKED's bit");
+static inline bool vma_test(const struct vm_area_struct *vma, int bit)
+{
+	return vma->vm_flags & (1UL << bit);
+}
+static inline void ptelab_vma_flags_bits(vma_flags_t *f, const int *bits, int n, bool set)
+{
+	for (int i = 0; i < n; i++)
+		f->__vma_flags[0] = set ? f->__vma_flags[0] | (1UL << bits[i])
+					: f->__vma_flags[0] & ~(1UL << bits[i]);
+}
+#define PTELAB_BITS(...) (const int[]){ __VA_ARGS__ }, \
+	(int)(sizeof((const int[]){ __VA_ARGS__ }) / sizeof(int))
+#define vma_flags_set(f, ...) ptelab_vma_flags_bits(f, PTELAB_BITS(__VA_ARGS__), true)
+#define vma_flags_clear(f, ...) ptelab_vma_flags_bits(f, PTELAB_BITS(__VA_ARGS__), false)
+static inline void vma_flags_set_mask(vma_flags_t *f, vma_flags_t mask)
+{
+	f->__vma_flags[0] |= mask.__vma_flags[0];
+}
+
+/* include/linux/mm_types.h, mm.h, pagemap.h, minmax.h */
+typedef unsigned long vm_flags_t;
+typedef unsigned long pgoff_t;
+static inline unsigned long vma_pages(const struct vm_area_struct *vma)
+{
+	return (vma->vm_end - vma->vm_start) >> PAGE_SHIFT;
+}
+static inline bool folio_test_ksm(const struct folio *folio) { return false; }
+#define in_range(val, start, len) ((val) - (start) < (len))
+static inline size_t folio_size(const struct folio *folio)
+{
+	return (size_t)folio_nr_pages(folio) << PAGE_SHIFT;
+}
+
+/* include/linux/atomic.h; mm_users: the lab's mms are live until mmput() */
+#define atomic_read(v) (*(v))
+static inline bool check_stable_address_space(struct mm_struct *mm) { return false; }
+
+/* 6.x's name of include/page.h's folio_maybe_mapped_shared() */
+#define folio_likely_mapped_shared(folio) folio_maybe_mapped_shared(folio)
+
+/* include/linux/mm_inline.h: the lab's MGLRU switch is a variable; no switching */
+#define lru_gen_enabled() (lru_gen_enabled)
+static inline bool lru_gen_switching(void) { return false; }
+/* 6.x looks around one PTE, 7.x a batch of nr (ptelab's takes nr) */
+#define lru_gen_look_around(...) PTELAB_LOOK_AROUND(__VA_ARGS__, 1, )
+#define PTELAB_LOOK_AROUND(pvmw, nr, ...) (lru_gen_look_around)(pvmw, nr)
+
+/* the lab ages no PMD-mapped folio through rmap (no THP aging) */
+#define pmdp_clear_flush_young_notify(vma, addr, pmdp) \
+	(ptelab_kernel_unsupported(__FILE__, __LINE__, "pmdp_clear_flush_young_notify: PMD-mapped aging"), 0)
+
+/* page idle tracking (CONFIG_PAGE_IDLE_FLAG) is off in the lab */
+static inline void folio_clear_idle(struct folio *folio) { }
+static inline bool folio_test_clear_young(struct folio *folio) { return false; }
+
+/* mlock happens at mlock() in the lab: reclaim never finds a missed one */
+static inline void mlock_vma_folio(struct folio *folio, struct vm_area_struct *vma) { }
 
 /*
  * The tree's functions by address (the unit's last definition, written by

@@ -5,6 +5,7 @@
  * through (mm/core.h), adapting the kernel's signatures to the twin's.
  * The only symbol the unit exports; the tree's functions stay local.
  */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "hw/perf.h"
@@ -106,7 +107,14 @@ static unsigned long ptelab_entry_zap_pte_range(struct mmu_gather *tlb,
 }
 
 
+/* the tree's struct folio_referenced_arg is ptelab's, word for word (6.x and 7.x) */
+_Static_assert(sizeof(struct folio_referenced_arg) == sizeof(lab_folio_referenced_arg) &&
+	       offsetof(struct folio_referenced_arg, memcg) ==
+	       offsetof(lab_folio_referenced_arg, memcg),
+	       "the tree's folio_referenced_arg is not ptelab's");
+
 __attribute__((visibility("default"))) const struct mm_core_ops ptelab_core_ops = {
 	.kernel = PTELAB_KRELEASE,
 	.zap_pte_range = ptelab_entry_zap_pte_range,
+	.folio_referenced_one = folio_referenced_one,
 };

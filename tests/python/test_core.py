@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """A kernel backend runs its tree's own core-mm code (kernel/extract.c,
-kernel/core_roots.c): the tree's zap_pte_range and its helpers, extracted by
-name, compiled against kernel/shim/core.h, called by ptelab's mm/.
+kernel/core_roots.c): the tree's zap_pte_range and folio_referenced_one and
+their helpers, extracted by name, compiled against kernel/shim/core.h, called
+by ptelab's mm/.
 
-The twin (--core ref) and the tree's extracted code must give identical event
-vectors, modelled time and invariants; a one-line patch to the tree's
-zap_present_ptes must move the counts; a tree whose core does not extract or
-compile is one error line naming the file and the symbol."""
+The twin (--core ref, ptelab's 7.3) and the tree's extracted code must give
+identical event vectors, modelled time and invariants where the tree's code is
+7.3's (6.12's folio_referenced_one does not batch: there it must differ, as
+6.12 does); a one-line patch to the tree's zap_present_ptes or
+folio_referenced_one must move the counts; a tree whose core does not extract
+or compile is one error line naming the file and the symbol."""
 import json
 import shutil
 import subprocess
@@ -23,11 +26,16 @@ needs_73 = pytest.mark.skipif(not (KERNELS / "linux-7.3").is_dir(),
                               reason="needs the fetched 7.3 tree (ptelab kernels fetch 7.3)")
 
 # workload, its options: every path that zaps (munmap, MADV_DONTNEED, fork's
-# teardown, mlock-loop's, reclaim-file's, exit's full-mm teardown)
-CASES = [(w, ["--folio-size", fs]) for w in ("munmap", "madvise", "fork", "reclaim-file")
+# teardown, mlock-loop's, exit's full-mm teardown)
+CASES = [(w, ["--folio-size", fs]) for w in ("munmap", "madvise", "fork")
          for fs in ("4K", "64K", "2M")]
 CASES += [("mlock-loop", ["--folio-size", "64K", "--iterations", "2"]),
           ("exit", ["--iterations", "2"])]
+# every path through folio_referenced_one: rmap young tests, reclaim on both LRUs
+RMAP_CASES = [(w, ["--folio-size", fs, *more]) for fs in ("4K", "64K", "2M")
+              for w, more in (("young-scan", []), ("reclaim-file", ["--lru", "mglru"]),
+                              ("reclaim-file", ["--lru", "classic"]),
+                              ("reclaim-file", ["--lru", "classic", "--variant", "rehot"]))]
 
 
 def ptelab(*args, timeout=600):
@@ -45,7 +53,10 @@ def run_json(*args):
 @pytest.mark.parametrize("version", TREES)
 def test_tree_core_equals_twin(version):
     impl = f"linux-{version}"
-    for w, opts in CASES:
+    # 6.12's folio_referenced_one walks every PTE: its own test below
+    cases = CASES + (RMAP_CASES if version != "6.12" else
+                     [c for c in RMAP_CASES if c[1][1] == "4K"])
+    for w, opts in cases:
         tree = run_json(w, "--impl", impl, "--size", "16M", *opts, "--core", "tree")
         twin = run_json(w, "--impl", impl, "--size", "16M", *opts, "--core", "ref")
         assert tree["backend"]["core"] == "tree" and twin["backend"]["core"] == "ref"
@@ -177,3 +188,39 @@ def test_crash_in_the_trees_core_is_a_located_finding(tmp_path):
     assert f["function"] == "zap_present_ptes" and f["file"] == "mm/memory.c", f
     assert f["line"] > 0 and f["kind"] == "crash" and f["signal"] == "SIGSEGV", f
     assert f["in_kernel_code"], f
+
+
+@pytest.mark.skipif(not {"6.12", "7.3"} <= set(TREES), reason="needs the fetched 6.12 and 7.3")
+def test_612_and_73_core_side_by_side():
+    """6.12's folio_referenced_one tests and clears young one PTE at a time (one
+    walk step each), 7.3's a folio's batch at once: both trees' own code, in one run."""
+    p = ptelab("run", "young-scan", "--size", "16M", "--folio-size", "64K",
+               "--impl", "linux-6.12,linux-7.3", "--json", "--no-perf")
+    assert p.returncode == 0, p.stderr
+    a, b = (json.loads(l) for l in p.stdout.splitlines())
+    assert (a["impl"], b["impl"]) == ("linux-6.12", "linux-7.3")
+    assert a["backend"]["core"] == b["backend"]["core"] == "tree"
+    # 16 PTEs per 64K folio
+    assert a["events"]["pvmw_step"] == 16 * b["events"]["pvmw_step"] > 0
+    assert a["events"]["rmap_call"] == b["events"]["rmap_call"]
+    # 6.12's arch under ptelab's (7.3) twin batches as 7.3 does: the difference is 6.12's core
+    twin = run_json("young-scan", "--size", "16M", "--folio-size", "64K", "--impl", "linux-6.12",
+                    "--core", "ref")
+    assert twin["events"]["pvmw_step"] == b["events"]["pvmw_step"]
+
+
+@needs_73
+def test_patch_to_folio_referenced_one_moves_counts(tmp_path):
+    tree = _copy(tmp_path)
+    src = tree / "mm" / "rmap.c"
+    text = src.read_text()
+    old = "\t\t\tnr = folio_pte_batch(folio, pvmw.pte, pteval, max_nr);\n"
+    assert text.count(old) == 1
+    src.write_text(text.replace(old, "\t\t\tnr = 1;\n"))
+    args = ["reclaim-file", "--impl", f"tree:{tree}", "--size", "16M", "--folio-size", "64K",
+            "--lru", "classic"]
+    patched, twin = run_json(*args), run_json(*args, "--core", "ref")
+    # one young test and clear per PTE, not one per 16-PTE folio
+    assert patched["events"]["young_atomic"] == 16 * twin["events"]["young_atomic"] > 0
+    assert patched["events"]["pvmw_step"] > 8 * twin["events"]["pvmw_step"]
+    assert patched["invariants"]["ok"] and twin["invariants"]["ok"]
