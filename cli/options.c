@@ -65,8 +65,10 @@ static const struct cli_opt run_opts[] = {
 	{ "bbml2", NULL, "the CPUs have FEAT_BBML2 (the kernel's BBML2 paths run)", NULL, 0, NULL },
 	{ "timeout", "SECONDS", "kill a run that takes longer, as a finding (0: never)",
 	  "900, plus 0.2 per iteration", 0, NULL },
-	{ "core", "CORE", "whose core-mm code a kernel backend runs: tree (its tree's zap path) or "
-	  "ref (ptelab's twin calling the tree's arch code)", "tree", 0, "tree ref" },
+	{ "core", "CORE", "whose core-mm code a kernel backend runs: tree (its tree's "
+	  "zap_pte_range and folio_referenced_one; a --without switch or variant that changes one "
+	  "runs ptelab's twin of it) or ref (ptelab's twin calling the tree's arch code)", "tree", 0,
+	  "tree ref" },
 	{ "sanitize", NULL, "build kernel backends with AddressSanitizer", NULL, 0, NULL },
 	{ "json", NULL, "print JSON lines instead of a table", NULL, 0, NULL },
 	{ "report", NULL, "after the table, the modelled perf profile: functions by children "

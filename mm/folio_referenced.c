@@ -32,6 +32,18 @@ static bool referenced_young_notify(struct vm_area_struct *vma, unsigned long ad
 				      : ptep_clear_young_notify(vma, address, ptep);
 }
 
+/*
+ * The tree's folio_referenced_one, unless a switch or an S3 variant asks
+ * for one the tree does not have (--without young-batch, 6.1..6.11's
+ * host-only young bits with or without the seed's batched secondary-MMU
+ * test, a young test without flush): those are the twin's.
+ */
+static bool tree_folio_referenced_one(void)
+{
+	return mm_core && mm_core->folio_referenced_one && mm_sw.young_batch &&
+	       mm_sw.referenced_flush && mm_sw.lru_gen_spte == LRU_GEN_SPTE_NOTIFY;
+}
+
 static bool folio_referenced_one(struct folio *folio, struct vm_area_struct *vma,
 				 unsigned long address, void *arg)
 {
@@ -41,7 +53,7 @@ static bool folio_referenced_one(struct folio *folio, struct vm_area_struct *vma
 
 	sim_frame_enter(frame);
 	/* the tree's own, when the backend runs its core-mm code (mm/core.h) */
-	if (mm_core && mm_core->folio_referenced_one)
+	if (tree_folio_referenced_one())
 		ret = mm_core->folio_referenced_one(folio, vma, address, arg);
 	else
 		ret = __folio_referenced_one(folio, vma, address, arg);

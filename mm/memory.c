@@ -583,6 +583,15 @@ static void zap_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma,
 		tlb_flush_mmu(tlb);
 }
 
+/*
+ * The tree's zap_pte_range, unless a switch asks for a zap the tree does
+ * not have (--without zap-batch, S2's clear-ptes): those are the twin's.
+ */
+static bool tree_zap_pte_range(void)
+{
+	return mm_core && mm_core->zap_pte_range && mm_sw.zap_batch && !mm_sw.zap_clear_ptes_v3;
+}
+
 void unmap_vmas(struct mmu_gather *tlb, struct vm_area_struct *vma,
 		unsigned long start, unsigned long end)
 {
@@ -599,10 +608,15 @@ void unmap_vmas(struct mmu_gather *tlb, struct vm_area_struct *vma,
 			zap_huge_pmd(tlb, vma, pmdp, addr);
 			continue;
 		}
-		/* the tree's opens its own perf frames (kernel/shim/core_entry.c) */
-		if (mm_core && mm_core->zap_pte_range)
-			mm_core->zap_pte_range(tlb, vma, pmdp, addr, next);
+		/*
+		 * As zap_pmd_range: a zap_pte_range that stopped early (6.x
+		 * returns when its gather is full, 7.x retries itself) is called
+		 * again from where it stopped. The tree's opens its own perf
+		 * frames (kernel/shim/core_entry.c).
+		 */
+		if (tree_zap_pte_range())
+			next = mm_core->zap_pte_range(tlb, vma, pmdp, addr, next);
 		else
-			zap_pte_range(tlb, vma, pmdp, addr, next);
+			next = zap_pte_range(tlb, vma, pmdp, addr, next);
 	}
 }

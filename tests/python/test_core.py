@@ -224,3 +224,15 @@ def test_patch_to_folio_referenced_one_moves_counts(tmp_path):
     assert patched["events"]["young_atomic"] == 16 * twin["events"]["young_atomic"] > 0
     assert patched["events"]["pvmw_step"] > 8 * twin["events"]["pvmw_step"]
     assert patched["invariants"]["ok"] and twin["invariants"]["ok"]
+
+
+@pytest.mark.skipif("6.12" not in TREES, reason="needs the fetched 6.12 tree")
+def test_a_zap_that_stops_early_is_called_again():
+    """6.12's zap_pte_range returns where it stopped when the gather is full, for
+    zap_pmd_range to call it again (7.3's retries itself): unmap_vmas does as
+    zap_pmd_range does. 512M of 64K folios fill the gather (about 5000 folios)."""
+    args = ["munmap", "--impl", "linux-6.12", "--size", "512M", "--folio-size", "64K"]
+    tree, twin = run_json(*args), run_json(*args, "--core", "ref")
+    assert tree["invariants"]["ok"], tree["invariants"]
+    assert tree["results"]["rss_after"] == 0 and tree["events"]["gather_flush"] > 1
+    assert tree["events"] == twin["events"] and tree["modelled_ns"] == twin["modelled_ns"]
