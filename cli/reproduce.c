@@ -4,9 +4,11 @@
  * before/after beside the published columns (data/published.tsv).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -61,6 +63,37 @@ static FILE *out_file(const char *dir, const char *name)
 	if (!o->f)
 		out_failed(o->path);
 	return o->f;
+}
+
+/*
+ * SIGTERM or SIGINT (a CI job's limit, timeout(1), ^C): the --out files
+ * being written are removed, nothing half-written stays, and the signal
+ * then ends the process as it would have. Workers get SIGTERM when
+ * reproduce dies (worker_start), so a signal to reproduce leaves no
+ * process computing on.
+ */
+static void out_on_signal(int sig)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(out_opened); i++)
+		if (out_opened[i].f)
+			unlink(out_opened[i].tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void out_signals(void)
+{
+	signal(SIGTERM, out_on_signal);
+	signal(SIGINT, out_on_signal);
+}
+
+/* In a worker just forked: it dies with its parent, and cleans up as it does. */
+static void worker_start(pid_t parent)
+{
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		_exit(1);
+	out_signals();
 }
 
 static void out_close(FILE *f)
@@ -229,6 +262,7 @@ static int run_many(struct run_spec *s, struct run_out *o, int *rc, int n, FILE 
 				break;
 			}
 			ans[i] = tmpfile();
+			pid_t parent = getpid();
 			pid[i] = ans[i] ? fork() : -1;
 			if (pid[i] < 0) {
 				fprintf(stderr, "ptelab: error: cannot start a worker for %s %s: %s\n",
@@ -239,6 +273,7 @@ static int run_many(struct run_spec *s, struct run_out *o, int *rc, int n, FILE 
 			if (pid[i] == 0) {
 				static struct run_answer a;
 
+				worker_start(parent);
 				a.r = run_spec_execute(&s[i], &a.o, a.err, sizeof(a.err));
 				_exit(fwrite(&a, sizeof(a), 1, ans[i]) == 1 && !fflush(ans[i]) ? 0 : 1);
 			}
@@ -1039,6 +1074,7 @@ static int run_parallel(const unsigned int *sel, int n, int jobs, const char *ou
 				return 2;
 			}
 			started_at[i] = wall_s();
+			pid_t parent = getpid();
 			pids[i] = fork();
 			if (pids[i] < 0) {
 				fprintf(stderr, "ptelab: error: cannot fork: %s\n", strerror(errno));
@@ -1047,6 +1083,7 @@ static int run_parallel(const unsigned int *sel, int n, int jobs, const char *ou
 			if (pids[i] == 0) {
 				int r;
 
+				worker_start(parent);
 				dup2(fileno(outs[i]), 1);
 				fidelity_record_to(fids[i]);
 				r = run_experiment(&experiments[sel[i]], out_dir, size);
@@ -1199,6 +1236,7 @@ int cmd_reproduce(int argc, char **argv)
 			sel[nr_sel++] = e;
 	}
 	repro_jobs = (int)jobs;
+	out_signals();
 	if (jobs > 1 && nr_sel > 1) {
 		rc = run_parallel(sel, nr_sel, (int)jobs, out_dir, size);
 		if (rc > 1)

@@ -582,3 +582,42 @@ def test_results_to_a_full_device_are_an_error(args):
     assert p.returncode == 2
     assert p.stderr.strip().splitlines()[-1] == ("ptelab: error: cannot write the results to "
                                                  "standard output: No space left on device")
+
+
+def _processes_with(word):
+    """Live (not zombie) processes whose command line contains word."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                args = f.read().decode(errors="replace")
+            with open(f"/proc/{pid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if word in args and state != "Z":
+            found.append(int(pid))
+    return found
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_to_reproduce_leaves_nothing_behind(tmp_path, sig):
+    """timeout(1), a CI job's limit or ^C: no worker computes on, no --out file
+    is left empty or half-written."""
+    out = tmp_path / f"out-{sig.name}"
+    proc = subprocess.Popen([_binary(), "reproduce", "--out", str(out)], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(3)
+    assert proc.poll() is None, "reproduce ended before the signal"
+    proc.send_signal(sig)
+    proc.wait(timeout=60)
+    for _ in range(100):
+        left = _processes_with(str(out))
+        if not left:
+            break
+        time.sleep(0.1)
+    else:
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+        pytest.fail(f"{len(left)} processes outlived reproduce")
+    assert not [f.name for f in out.iterdir() if f.stat().st_size == 0 or ".tmp" in f.name]
