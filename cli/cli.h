@@ -97,6 +97,8 @@ bool perf_function_share(const struct run_result *r, const char *fn, double *sel
 /* The command line that reruns exactly this run, shell-quoted. */
 #define REPRODUCER_MAX 16384 /* a tree path is at most PATH_MAX (4096), quoted */
 void run_spec_reproducer(const struct run_spec *s, char *buf, size_t len);
+/* Appends " WORD" to buf, single-quoted (a ' as '\'') unless plainly safe for a shell. */
+void cli_shell_word(char *buf, size_t len, const char *w);
 /* A finding as lines for a terminal (stdout) or a log. */
 void print_finding(FILE *f, const struct run_spec *s, const struct run_out *o);
 

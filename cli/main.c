@@ -16,7 +16,11 @@
 
 static int die(const char *msg)
 {
-	fprintf(stderr, "ptelab: error: %s\n", msg);
+	/* one line, whatever the message quotes (a newline in a path, ...) */
+	fputs("ptelab: error: ", stderr);
+	for (const char *c = msg; *c; c++)
+		fputc(*c == '\n' || *c == '\r' ? ' ' : *c, stderr);
+	fputc('\n', stderr);
 	return 2;
 }
 
@@ -475,17 +479,11 @@ static int cmd_fit(int argc, char **argv)
 static int ptelab_main(int argc, char **argv)
 {
 	int done, rc;
-	size_t used = 0;
 
 	/* for JSON "command": the words as a shell would take them back */
-	for (int i = 0; i < argc && used + 4 < sizeof(cli_command_line); i++) {
-		bool plain = argv[i][0] && !argv[i][strspn(argv[i], "abcdefghijklmnopqrstuvwxyz"
-			"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:@+%")];
-
-		used += (size_t)snprintf(cli_command_line + used, sizeof(cli_command_line) - used,
-					 plain ? "%s%s" : "%s'%s'", i ? " " : "",
-					 i ? argv[i] : "ptelab");
-	}
+	snprintf(cli_command_line, sizeof(cli_command_line), "ptelab");
+	for (int i = 1; i < argc; i++)
+		cli_shell_word(cli_command_line, sizeof(cli_command_line), argv[i]);
 	if (argc < 2) {
 		cli_print_overview(stderr);
 		return 2;

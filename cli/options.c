@@ -27,7 +27,7 @@ static const struct cli_opt run_opts[] = {
 	  "several side by side, the first the baseline", "ref", 0, NULL },
 	{ "profile", "NAME", "the machine cost profile ('ptelab list' shows them)",
 	  "the workload's for --arch", 0, NULL },
-	{ "size", "SIZE", "memory the workload maps (4096, 64K, 2M, 1G, 1T)", "per workload",
+	{ "size", "SIZE", "memory the workload maps (4096, 64K, 2M, 1G; at most 64G)", "per workload",
 	  RUN_OPT_SIZE, NULL },
 	{ "folio-size", "SIZE", "large folio size (a power of two from 4K to 2M)", "per workload",
 	  RUN_OPT_FOLIO_SIZE, "4K 16K 32K 64K 128K 256K 512K 1M 2M" },

@@ -398,7 +398,7 @@ int run_spec_execute(struct run_spec *s, struct run_out *o, char *err, size_t er
 }
 
 /* Single quotes unless the word is plainly safe. */
-static void shell_word(char *buf, size_t len, const char *w)
+void cli_shell_word(char *buf, size_t len, const char *w)
 {
 	size_t n = strlen(buf);
 	bool plain = *w != 0;
@@ -429,7 +429,7 @@ void run_spec_reproducer(const struct run_spec *s, char *buf, size_t len)
 	char num[32];
 
 	snprintf(buf, len, "ptelab run %s", s->w->name);
-#define WORD(x) shell_word(buf, len, (x))
+#define WORD(x) cli_shell_word(buf, len, (x))
 #define NUM(opt, v)                                                     \
 	do {                                                            \
 		WORD(opt);                                              \

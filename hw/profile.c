@@ -31,15 +31,33 @@ int profile_parse(FILE *f, const char *where, const char *name, struct profile *
 		  char *err, size_t errlen)
 {
 	char line[2048]; /* a derived profile's fitted_on quotes its base's */
-	int lineno = 0;
+	char seen[128][64];  /* the keys so far: each may be given once */
+	int lineno = 0, nr_seen = 0;
 	bool costed[NR_HW_EVENTS] = { false };
 
 	memset(p, 0, sizeof(*p));
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	while (fgets(line, sizeof(line), f)) {
 		char *hash = strchr(line, '#'), *eq, *key, *val;
+		size_t len = strlen(line);
 
 		lineno++;
+		/*
+		 * A control byte, or a NUL (fgets stopped short of a full buffer
+		 * with no newline before the end of the file): not a profile.
+		 */
+		for (size_t i = 0; i <= len; i++) {
+			unsigned char c = (unsigned char)line[i];
+			bool nul = i == len && !memchr(line, '\n', len) && !feof(f) &&
+				   len + 1 < sizeof(line);
+
+			if (nul || (i < len && ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') ||
+						c == 0x7f))) {
+				snprintf(err, errlen, "%s:%d: not a text file (byte 0x%02x); a profile is "
+					 "lines of 'key = value'", where, lineno, nul ? 0 : c);
+				return -1;
+			}
+		}
 		if (!strchr(line, '\n') && !feof(f)) {
 			snprintf(err, errlen, "%s:%d: line longer than %zu characters", where, lineno,
 				 sizeof(line) - 2);
@@ -58,8 +76,23 @@ int profile_parse(FILE *f, const char *where, const char *name, struct profile *
 		*eq = 0;
 		key = trim(line);
 		val = trim(eq + 1);
-		if (!strcmp(key, "name"))
+		for (int i = 0; i < nr_seen; i++)
+			if (!strcmp(seen[i], key)) {
+				snprintf(err, errlen, "%s:%d: '%s' is given twice; keep one", where, lineno,
+					 key);
+				return -1;
+			}
+		if (nr_seen < (int)(sizeof(seen) / sizeof(seen[0])))
+			snprintf(seen[nr_seen++], sizeof(seen[0]), "%s", key);
+		if (!strcmp(key, "name")) {
+			/* the file's name is how it is asked for: the two must agree */
+			if (strcmp(val, name)) {
+				snprintf(err, errlen, "%s:%d: name = %s, but the file is %s's; make them "
+					 "the same", where, lineno, val, name);
+				return -1;
+			}
 			snprintf(p->name, sizeof(p->name), "%s", val);
+		}
 		else if (!strcmp(key, "arch"))
 			snprintf(p->arch, sizeof(p->arch), "%s", val);
 		else if (!strcmp(key, "description"))

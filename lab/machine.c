@@ -125,6 +125,7 @@ int lab_parse_walkers(const struct run_params *p, struct hw_config *cfg, char *e
 	/* x86 always manages A/D in hardware */
 	u8 all = x86 || p->hafdbs ? HW_WALK_HA | HW_WALK_HD : 0;
 	const char *s = p->walkers;
+	bool named[HW_MAX_CPUS + 1] = { false }; /* each CPU, then the SMMU: once */
 
 	for (int i = 0; i < HW_MAX_CPUS; i++)
 		cfg->cpu_walk[i] = all;
@@ -144,9 +145,12 @@ int lab_parse_walkers(const struct run_params *p, struct hw_config *cfg, char *e
 
 		if (k >= n || walk_caps(v, n - k - 1, &caps))
 			goto bad;
+		long agent;
+
 		if (k == 4 && !strncmp(s, "smmu", 4)) {
 			cfg->smmu = true;
 			cfg->smmu_walk = caps;
+			agent = HW_MAX_CPUS;
 		} else if (k > 3 && !strncmp(s, "cpu", 3) && s[3] >= '0' && s[3] <= '9') {
 			long c = strtol(s + 3, &end, 10);
 
@@ -156,9 +160,16 @@ int lab_parse_walkers(const struct run_params *p, struct hw_config *cfg, char *e
 				return -1;
 			}
 			cfg->cpu_walk[c] = caps;
+			agent = c;
 		} else {
 			goto bad;
 		}
+		if (named[agent]) {
+			snprintf(err, errlen, "--walkers names %.*s twice; give each agent once",
+				 (int)k, s);
+			return -1;
+		}
+		named[agent] = true;
 		s += n;
 		if (*s == ',' && *++s == 0)
 			goto bad;

@@ -1076,7 +1076,37 @@ static void test_profile_missing_cost_fails(void)
 	fclose(f);
 }
 
+/* what a profile says once, it says once; its name is its file's; it is text */
+static int parse_text(const char *text, size_t n, char *err, size_t errlen)
+{
+	FILE *f = fmemopen((void *)text, n, "r");
+	struct profile p;
+	int r = profile_parse(f, "t.prof", "x", &p, err, errlen);
+
+	fclose(f);
+	return r;
+}
+
+static void test_profile_refuses_what_it_cannot_mean(void)
+{
+	static const char dup[] = "name = x\narch = x86\ncost.pte_read = 1\ncost.pte_read = 2\n";
+	static const char other[] = "name = y\narch = x86\n";
+	static const char nul[] = "name = x\narch = x\0\x86\n";
+	static const char ctl[] = "name = x\n\x01\x02\x03 = 4\n";
+	char err[300];
+
+	EXPECT_EQ(parse_text(dup, sizeof(dup) - 1, err, sizeof(err)), -1);
+	EXPECT(strstr(err, "t.prof:4: 'cost.pte_read' is given twice") != NULL);
+	EXPECT_EQ(parse_text(other, sizeof(other) - 1, err, sizeof(err)), -1);
+	EXPECT(strstr(err, "t.prof:1: name = y, but the file is x's") != NULL);
+	EXPECT_EQ(parse_text(nul, sizeof(nul) - 1, err, sizeof(err)), -1);
+	EXPECT(strstr(err, "t.prof:2: not a text file (byte 0x00)") != NULL);
+	EXPECT_EQ(parse_text(ctl, sizeof(ctl) - 1, err, sizeof(err)), -1);
+	EXPECT(strstr(err, "t.prof:2: not a text file (byte 0x01)") != NULL);
+}
+
 static const struct ktap_case cases[] = {
+	{ "profile_refuses_what_it_cannot_mean", test_profile_refuses_what_it_cannot_mean },
 	{ "config_versions", test_config_versions },
 	{ "fault_in_x86_write", test_fault_in_x86_write },
 	{ "fault_in_x86_read", test_fault_in_x86_read },

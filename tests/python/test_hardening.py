@@ -621,3 +621,27 @@ def test_a_signal_to_reproduce_leaves_nothing_behind(tmp_path, sig):
             os.kill(pid, signal.SIGKILL)
         pytest.fail(f"{len(left)} processes outlived reproduce")
     assert not [f.name for f in out.iterdir() if f.stat().st_size == 0 or ".tmp" in f.name]
+
+
+def test_small_refusals_are_one_line():
+    p = run("run", "munmap", "--size", "4M", "--walkers", "cpu1=ha,cpu1=none")
+    assert p.returncode == 2
+    assert p.stderr == "ptelab: error: --walkers names cpu1 twice; give each agent once\n"
+    # a newline in what a message quotes does not split it
+    p = run("run", "munmap", "--size", "4M", "--profile", "no\nsuch")
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+    # --size's help offers only sizes it takes
+    assert "1T" not in run("run", "--help").stdout
+
+
+@needs_73
+def test_recorded_command_is_shell_quoted(tmp_path):
+    """JSON "command" gives the words back to a shell as they were given, a
+    single quote in a tree's path too (it lacked the '\\'' escape)."""
+    link = tmp_path / "it's \"odd\" $x"
+    link.symlink_to(KERNEL)
+    words = ["run", "munmap", "--size", "4M", "--json", "--core", "ref", "--impl", f"tree:{link}"]
+    p = run(*words, timeout=600)
+    assert p.returncode == 0, p.stderr
+    cmd = json.loads(p.stdout.splitlines()[0])["command"]
+    assert shlex.split(cmd) == ["ptelab", *words]
