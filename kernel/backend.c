@@ -36,6 +36,9 @@ bool ptelab_hw_bbml2(void)
 	return hw_machine.cfg.bbml2;
 }
 
+/* pmd_trans_huge_lock()'s lock in a tree's core-mm code (kernel/shim/core.h) */
+spinlock_t ptelab_pmd_lock;
+
 /* Kernel code reached what the lab does not model (kernel/shim/core.h). */
 void ptelab_kernel_unsupported(const char *file, int line, const char *what)
 {

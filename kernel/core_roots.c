@@ -17,6 +17,7 @@ const struct core_file core_files[] = {
 	{ "mm/util.c", NULL },
 	{ "mm/memory.c", NULL },
 	{ "mm/rmap.c", NULL },
+	{ "mm/mlock.c", NULL },
 };
 
 const unsigned int nr_core_files = sizeof(core_files) / sizeof(core_files[0]);
@@ -53,9 +54,19 @@ static const struct core_boundary rmap_boundary[] = {
 	{ NULL, NULL },
 };
 
+static const char *const mlock_roots[] = { "mlock_pte_range", NULL };
+
+static const struct core_boundary mlock_boundary[] = {
+	{ "mlock_folio", "ptelab's mlock batch: the folio onto the unevictable list unless it "
+			 "is already there (mm/mlock.c)" },
+	{ "munlock_folio", "the same, off it" },
+	{ NULL, NULL },
+};
+
 const struct core_root_set core_root_sets[] = {
 	{ "zap", zap_roots, zap_boundary },
 	{ "rmap", rmap_roots, rmap_boundary },
+	{ "mlock", mlock_roots, mlock_boundary },
 };
 
 const unsigned int nr_core_root_sets = sizeof(core_root_sets) / sizeof(core_root_sets[0]);

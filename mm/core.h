@@ -13,6 +13,7 @@
 
 struct mmu_gather;
 struct folio;
+struct mm_walk;
 
 struct mm_core_ops {
 	const char *kernel; /* the tree's version, "X.Y.Z" */
@@ -21,6 +22,9 @@ struct mm_core_ops {
 	/* rmap_one of folio_referenced(): arg is its struct folio_referenced_arg (mm/rmap.h) */
 	bool (*folio_referenced_one)(struct folio *folio, struct vm_area_struct *vma,
 				     unsigned long address, void *arg);
+	/* mlock_walk_ops.pmd_entry (mm/pagewalk.h's struct mm_walk) */
+	int (*mlock_pte_range)(pmd_t *pmd, unsigned long addr, unsigned long end,
+			       struct mm_walk *walk);
 };
 
 /* The run's core (lab_machine_setup sets it); NULL: ptelab's twin. */

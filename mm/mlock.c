@@ -9,9 +9,11 @@
  * step over a large folio found by reading each PTE, as
  * folio_mlock_step() does), then population through GUP for mlock.
  */
+#include "mm/core.h"
 #include "mm/lru.h"
 #include "mm/mm.h"
 #include "mm/pagewalk.h"
+#include "mm/rmap.h"
 #include "hw/perf.h"
 
 #define MLOCK_FOLIO_BATCH 15
@@ -47,6 +49,23 @@ static void mlock_lru_move(struct folio *folio, bool lock)
 	folios_put_refs_one(folio, 1);
 }
 
+/*
+ * mlock_folio()/munlock_folio() as the lab has them: the folio onto or
+ * off the unevictable list in the batch, unless it is already so (the
+ * kernel batches it anyway and counts mlock_count).
+ */
+void mlock_folio(struct folio *folio)
+{
+	if (!folio_test_mlocked(folio))
+		mlock_lru_move(folio, true);
+}
+
+void munlock_folio(struct folio *folio)
+{
+	if (folio_test_mlocked(folio))
+		mlock_lru_move(folio, false);
+}
+
 /* mm/mlock.c (6.12 on): a large folio's run of PTEs in one step */
 static unsigned int folio_mlock_step(struct folio *folio, pte_t *ptep,
 				     unsigned long addr, unsigned long end)
@@ -59,7 +78,23 @@ static unsigned int folio_mlock_step(struct folio *folio, pte_t *ptep,
 	return folio_pte_batch(folio, ptep, ptent, count);
 }
 
-/* mlock_walk_ops.pmd_entry (7.3); a PMD-mapped folio is left alone here */
+/*
+ * mlock only a large folio the range maps whole; munlock any (a VMA split
+ * later may leave a locked folio partly outside it).
+ */
+static bool allow_mlock_munlock(struct folio *folio, struct vm_area_struct *vma,
+				unsigned long start, unsigned long end, unsigned int step)
+{
+	if (!(vma->vm_flags & VM_LOCKED))
+		return true;
+	if (!folio_test_large(folio))
+		return true;
+	if (!folio_within_range(folio, vma, start, end))
+		return false;
+	return step == folio_nr_pages(folio);
+}
+
+/* mlock_walk_ops.pmd_entry (7.3): a PMD-mapped folio whole, else the PTEs' folios */
 static int mlock_pte_range(pmd_t *pmdp, unsigned long addr, unsigned long end,
 			   struct mm_walk *walk)
 {
@@ -67,13 +102,28 @@ static int mlock_pte_range(pmd_t *pmdp, unsigned long addr, unsigned long end,
 	struct vm_area_struct *vma = walk->vma;
 	pte_t *start_pte, *ptep;
 	bool lock = vma->vm_flags & VM_LOCKED;
-
-	if (!pmd_table(*pmdp))
-		return 0;
+	unsigned long start = addr;
 	spinlock_t *ptl;
-	start_pte = ptep = pte_offset_map_lock(vma->vm_mm, pmdp, addr, &ptl);
-	if (!ptep)
+
+	/* the tree's own, when the backend runs its core-mm code (mm/core.h) */
+	if (mm_core && mm_core->mlock_pte_range)
+		return mm_core->mlock_pte_range(pmdp, addr, end, walk);
+	if (!pmd_table(*pmdp)) {
+		/* pmd_trans_huge_lock(): the PMD's lock, then the folio whole */
+		struct folio *folio = pfn_folio(pmd_pfn(*pmdp));
+
+		hw_count(EV_lock_acquire, 1);
+		if (lock)
+			mlock_folio(folio);
+		else
+			munlock_folio(folio);
 		return 0;
+	}
+	start_pte = ptep = pte_offset_map_lock(vma->vm_mm, pmdp, addr, &ptl);
+	if (!ptep) {
+		walk->action = ACTION_AGAIN;
+		return 0;
+	}
 	for (; addr != end; ptep++, addr += PAGE_SIZE) {
 		pte_t ptent = ptep_get(ptep);
 		unsigned int step;
@@ -82,8 +132,12 @@ static int mlock_pte_range(pmd_t *pmdp, unsigned long addr, unsigned long end,
 			continue;
 		struct folio *folio = pfn_folio(pte_pfn(ptent));
 		step = folio_mlock_step(folio, ptep, addr, end);
-		if (lock != (bool)folio_test_mlocked(folio))
-			mlock_lru_move(folio, lock);
+		if (allow_mlock_munlock(folio, vma, start, end, step)) {
+			if (lock)
+				mlock_folio(folio);
+			else
+				munlock_folio(folio);
+		}
 		ptep += step - 1;
 		addr += (unsigned long)(step - 1) << PAGE_SHIFT;
 	}

@@ -49,6 +49,9 @@ int do_mremap_fixed(struct mm_struct *mm, unsigned long old_addr, unsigned long 
 
 /* mlock (mm/mlock.c) and GUP (mm/gup.c) */
 int do_mlock(struct mm_struct *mm, unsigned long start, unsigned long len, bool lock);
+/* a folio onto / off the unevictable list (mm/internal.h's, as the lab has them) */
+void mlock_folio(struct folio *folio);
+void munlock_folio(struct folio *folio);
 long populate_vma_page_range(struct vm_area_struct *vma, unsigned long start,
 			     unsigned long end);
 #define FOLL_WRITE 0x1 /* the pages will be written: break COW, fault for write */

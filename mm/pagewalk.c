@@ -11,11 +11,16 @@ static int walk_pmd_range(unsigned long addr, unsigned long end, struct mm_walk 
 		int err;
 
 		next = min((addr + SZ_2M) & ~(SZ_2M - 1), end);
+again:
 		if (!pmd || pmd_none(*pmd))
 			continue; /* a hole: no pte_hole callback needed here */
+		walk->action = ACTION_SUBTREE;
 		err = walk->ops->pmd_entry ? walk->ops->pmd_entry(pmd, addr, next, walk) : 0;
 		if (err)
 			return err;
+		/* the table went away under it (pte_offset_map_lock failed): look again */
+		if (walk->action == ACTION_AGAIN)
+			goto again;
 	}
 	return 0;
 }

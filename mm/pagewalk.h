@@ -20,10 +20,18 @@ struct mm_walk_ops {
 	int (*test_walk)(unsigned long start, unsigned long end, struct mm_walk *walk);
 };
 
+/* What a pmd_entry asks of the walk next (include/linux/pagewalk.h). */
+enum page_walk_action {
+	ACTION_SUBTREE = 0,  /* go on (there is no pte_entry level here) */
+	ACTION_CONTINUE = 1, /* go on to the next PMD */
+	ACTION_AGAIN = 2,    /* call pmd_entry again on this PMD */
+};
+
 struct mm_walk {
 	const struct mm_walk_ops *ops;
 	struct mm_struct *mm;
 	struct vm_area_struct *vma;
+	enum page_walk_action action;
 	void *private;
 };
 

@@ -132,6 +132,34 @@ int folio_referenced(struct folio *folio, int is_locked, struct mem_cgroup *memc
 bool try_to_unmap(struct folio *folio);
 
 /*
+ * mm/internal.h: whether the folio lies whole inside [start, end) of the
+ * VMA, by its offset (folio_within_vma: the whole VMA).
+ */
+static inline bool folio_within_range(struct folio *folio, struct vm_area_struct *vma,
+				      unsigned long start, unsigned long end)
+{
+	unsigned long pgoff, addr, vma_pglen = (vma->vm_end - vma->vm_start) >> PAGE_SHIFT;
+
+	if (start > end)
+		return false;
+	if (start < vma->vm_start)
+		start = vma->vm_start;
+	if (end > vma->vm_end)
+		end = vma->vm_end;
+	pgoff = folio_pgoff(folio);
+	/* if folio start address is not in vma range */
+	if (pgoff - vma->vm_pgoff >= vma_pglen)
+		return false;
+	addr = vma->vm_start + ((pgoff - vma->vm_pgoff) << PAGE_SHIFT);
+	return !(addr < start || end - addr < (unsigned long)folio_nr_pages(folio) << PAGE_SHIFT);
+}
+
+static inline bool folio_within_vma(struct folio *folio, struct vm_area_struct *vma)
+{
+	return folio_within_range(folio, vma, vma->vm_start, vma->vm_end);
+}
+
+/*
  * folio_referenced()'s state across the VMAs of one folio (mm/rmap.c's
  * struct folio_referenced_arg: 6.x's vm_flags, 7.x's vma_flags_t, the
  * same word). A tree's own folio_referenced_one() takes it as it is.

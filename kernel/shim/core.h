@@ -215,7 +215,13 @@ static inline struct folio *pfn_swap_entry_folio(swp_entry_t e) { return NULL; }
 #define pmd_lockptr(mm, pmd) ((spinlock_t *)PT_RECLAIM_OFF(pmd_lockptr))
 #define pmd_lock(mm, pmd) ((spinlock_t *)PT_RECLAIM_OFF(pmd_lock))
 #define spin_trylock(l) PT_RECLAIM_OFF(spin_trylock)
-#define spin_unlock(l) ((void)PT_RECLAIM_OFF(spin_unlock))
+/* a PTE table's lock (pte_offset_map_lock's), or a PMD's (pmd_trans_huge_lock's) */
+extern spinlock_t ptelab_pmd_lock;
+static inline void spin_unlock(spinlock_t *l)
+{
+	if (l != &ptelab_pmd_lock)
+		pte_unmap_unlock(NULL, l);
+}
 #define spin_lock_nested(l, n) ((void)PT_RECLAIM_OFF(spin_lock_nested))
 #define SINGLE_DEPTH_NESTING 1
 #define pmdp_get(pmd) ((void)PT_RECLAIM_OFF(pmdp_get), __pmd(0))
@@ -261,6 +267,12 @@ static inline unsigned long vma_pages(const struct vm_area_struct *vma)
 	return (vma->vm_end - vma->vm_start) >> PAGE_SHIFT;
 }
 static inline bool folio_test_ksm(const struct folio *folio) { return false; }
+/*
+ * 7.3's VMA page offsets: the lab's anonymous folios take their index from
+ * vm_pgoff too (mm/rmap.c's folio_add_new_anon_rmap), so both are vm_pgoff.
+ */
+static inline pgoff_t vma_start_pgoff(const struct vm_area_struct *vma) { return vma->vm_pgoff; }
+static inline pgoff_t vma_start_anon_pgoff(const struct vm_area_struct *vma) { return vma->vm_pgoff; }
 #define in_range(val, start, len) ((val) - (start) < (len))
 static inline size_t folio_size(const struct folio *folio)
 {
@@ -291,6 +303,31 @@ static inline bool folio_test_clear_young(struct folio *folio) { return false; }
 
 /* mlock happens at mlock() in the lab: reclaim never finds a missed one */
 static inline void mlock_vma_folio(struct folio *folio, struct vm_area_struct *vma) { }
+
+/*
+ * mlock's walk (mm/mlock.c): ptelab's page walk and mlock batch at the
+ * boundary. pmd_trans_huge_lock() takes a PMD-mapped folio's PMD lock
+ * (counted as the twin counts it), NULL for a PTE table.
+ */
+#include "mm/pagewalk.h"
+static inline spinlock_t *pmd_trans_huge_lock(pmd_t *pmd, struct vm_area_struct *vma)
+{
+	if (!pmd_leaf(*pmd))
+		return NULL;
+	hw_count(EV_lock_acquire, 1);
+	return &ptelab_pmd_lock;
+}
+static inline bool pmd_present(pmd_t pmd) { return !pmd_none(pmd); }
+static inline bool is_huge_zero_pmd(pmd_t pmd) { return false; }
+static inline struct folio *pmd_folio(pmd_t pmd) { return pfn_folio(pmd_pfn(pmd)); }
+static inline bool folio_is_zone_device(const struct folio *folio) { return false; }
+static inline struct folio *vm_normal_folio(struct vm_area_struct *vma, unsigned long addr,
+					    pte_t pte)
+{
+	struct page *page = vm_normal_page(vma, addr, pte);
+
+	return page ? page_folio(page) : NULL;
+}
 
 /*
  * The tree's functions by address (the unit's last definition, written by

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """A kernel backend runs its tree's own core-mm code (kernel/extract.c,
-kernel/core_roots.c): the tree's zap_pte_range and folio_referenced_one and
-their helpers, extracted by name, compiled against kernel/shim/core.h, called
-by ptelab's mm/.
+kernel/core_roots.c): the tree's zap_pte_range, folio_referenced_one and
+mlock_pte_range and their helpers, extracted by name, compiled against
+kernel/shim/core.h, called by ptelab's mm/.
 
 The twin (--core ref, ptelab's 7.3) and the tree's extracted code must give
 identical event vectors, modelled time and invariants where the tree's code is
@@ -29,8 +29,10 @@ needs_73 = pytest.mark.skipif(not (KERNELS / "linux-7.3").is_dir(),
 # teardown, mlock-loop's, exit's full-mm teardown)
 CASES = [(w, ["--folio-size", fs]) for w in ("munmap", "madvise", "fork")
          for fs in ("4K", "64K", "2M")]
-CASES += [("mlock-loop", ["--folio-size", "64K", "--iterations", "2"]),
-          ("exit", ["--iterations", "2"])]
+CASES += [("exit", ["--iterations", "2"])]
+# and every path through mlock_pte_range: mlock and munlock of every S4 variant
+CASES += [("mlock-loop", ["--folio-size", fs, "--iterations", "2", "--variant", v])
+          for fs in ("4K", "64K") for v in ("touched", "young-dirty", "one-young", "cold")]
 # every path through folio_referenced_one: rmap young tests, reclaim on both LRUs
 RMAP_CASES = [(w, ["--folio-size", fs, *more]) for fs in ("4K", "64K", "2M")
               for w, more in (("young-scan", []), ("reclaim-file", ["--lru", "mglru"]),
@@ -236,3 +238,20 @@ def test_a_zap_that_stops_early_is_called_again():
     assert tree["invariants"]["ok"], tree["invariants"]
     assert tree["results"]["rss_after"] == 0 and tree["events"]["gather_flush"] > 1
     assert tree["events"] == twin["events"] and tree["modelled_ns"] == twin["modelled_ns"]
+
+
+@needs_73
+def test_patch_to_mlock_pte_range_moves_counts(tmp_path):
+    """folio_mlock_step() of one PTE: every entry is read as its own step, and a
+    large folio seen one page at a time is never mlocked (allow_mlock_munlock
+    wants the whole folio): the tree's own code decides."""
+    tree = _copy(tmp_path)
+    src = tree / "mm" / "mlock.c"
+    text = src.read_text()
+    old = "\treturn folio_pte_batch(folio, pte, ptent, count);\n}"
+    assert text.count(old) == 1
+    src.write_text(text.replace(old, "\treturn 1;\n}"))
+    args = ["mlock-loop", "--impl", f"tree:{tree}", "--size", "16M", "--iterations", "2"]
+    patched, twin = run_json(*args), run_json(*args, "--core", "ref")
+    assert twin["events"]["lru_move"] > 0 and patched["events"]["lru_move"] == 0
+    assert patched["events"]["contpte_get"] == 4 * twin["events"]["contpte_get"]
