@@ -18,6 +18,7 @@ const char *const hw_violation_names[NR_VIOL_KINDS] = {
 	[VIOL_FREED_FRAME] = "freed_frame",
 	[VIOL_NO_PROGRESS] = "no_progress",
 	[VIOL_POSTCOND] = "postcondition",
+	[VIOL_PERMISSION] = "permission",
 	[VIOL_OTHER] = "other",
 };
 

@@ -22,6 +22,7 @@ enum hw_violation_kind {
 	VIOL_FREED_FRAME,
 	VIOL_NO_PROGRESS,  /* an access faults again and again, the handler changing nothing */
 	VIOL_POSTCOND,     /* an operation returned without doing what it must (arch/postcond.h) */
+	VIOL_PERMISSION,   /* a PTE lets a page be written that must not be (mm/debug.c) */
 	VIOL_OTHER,
 	NR_VIOL_KINDS
 };

@@ -30,6 +30,8 @@ struct map_counts {
 	bool overflow;
 	int *pmd_maps;  /* by pfn >> PMD_ORDER */
 	u8 *dirty;      /* one bit per frame */
+	u8 *writable;   /* one bit per frame: some present PTE lets it be written */
+	int reported;   /* violations said by the walk (a few of each run) */
 };
 
 static inline void maps_inc(struct map_counts *mc, u64 pfn)
@@ -52,13 +54,20 @@ static inline bool dirty_test(const struct map_counts *mc, u64 pfn)
 	return mc->dirty[pfn / 8] & (1U << (pfn % 8));
 }
 
-/* Mappings and dirty state of one PTE table. */
-static u64 count_ptes(pte_t *pte, struct map_counts *mc)
+/*
+ * Mappings, dirty and write state of one PTE table, mapping from va. A
+ * writable entry in a VMA without VM_WRITE is a permission leak (a
+ * batched restore that made read-only entries writable, as 2025's
+ * mprotect/mremap/lazyfree bugs did).
+ */
+static u64 count_ptes(pte_t *pte, struct map_counts *mc, struct mm_struct *mm, unsigned long va,
+		      bool check)
 {
 	struct hw_gather_cache gc = { 0 };
+	struct vm_area_struct *vma = NULL;
 	u64 present = 0;
 
-	for (int i = 0; i < PTRS_PER_PTE; i++) {
+	for (int i = 0; i < PTRS_PER_PTE; i++, va += PAGE_SIZE) {
 		pte_t entry = pte[i];
 		u64 pfn = pte_pfn(entry);
 
@@ -70,6 +79,17 @@ static u64 count_ptes(pte_t *pte, struct map_counts *mc)
 			continue;
 		}
 		present++;
+		if (pte_write(entry)) {
+			if (!vma || va < vma->vm_start || va >= vma->vm_end)
+				vma = find_vma(mm, va);
+			if (check && vma && va >= vma->vm_start && !(vma->vm_flags & VM_WRITE) &&
+			    mc->reported++ < 4)
+				hw_violation(VIOL_PERMISSION, "va %#lx (asid %u) is writable in a VMA "
+					     "without VM_WRITE (%#lx-%#lx)", va, mm->context.asid,
+					     vma->vm_start, vma->vm_end);
+			if (pfn < max_pfn)
+				mc->writable[pfn / 8] |= (u8)(1U << (pfn % 8));
+		}
 		if (pfn >= max_pfn)
 			continue;
 		maps_inc(mc, pfn);
@@ -80,7 +100,7 @@ static u64 count_ptes(pte_t *pte, struct map_counts *mc)
 }
 
 /* Every entry of an mm's tables, read without counting events; the pages present. */
-static u64 count_mm(struct mm_struct *mm, struct map_counts *mc)
+static u64 count_mm(struct mm_struct *mm, struct map_counts *mc, bool check)
 {
 	u64 present = 0;
 
@@ -98,7 +118,12 @@ static u64 count_mm(struct mm_struct *mm, struct map_counts *mc)
 				pmd_t pmd = pud_pgtable(pud)[k];
 
 				if (pmd_table(pmd)) {
-					present += count_ptes((pte_t *)pmd_page_vaddr(pmd), mc);
+					unsigned long va = ((unsigned long)i << PGDIR_SHIFT) |
+							   ((unsigned long)j << PUD_SHIFT) |
+							   ((unsigned long)k << PMD_SHIFT);
+
+					present += count_ptes((pte_t *)pmd_page_vaddr(pmd), mc, mm, va,
+							      check);
 				} else if (pmd_leaf(pmd)) {
 					if (pmd_pfn(pmd) < max_pfn)
 						mc->pmd_maps[pmd_pfn(pmd) >> PMD_ORDER]++;
@@ -176,7 +201,7 @@ void mm_check_rss(const struct mm_struct *mm)
 static void count_all(struct map_counts *mc, bool check)
 {
 	for (struct mm_struct *m = mm_list; m; m = m->next_mm) {
-		u64 present = count_mm(m, mc);
+		u64 present = count_mm(m, mc, check);
 
 		if (check)
 			check_rss(m, present);
@@ -190,8 +215,8 @@ void mm_check_invariants(struct mm_struct *mm)
 		.maps16 = host_calloc(max_pfn, sizeof(u16), "the mapcount check"),
 		.pmd_maps = host_calloc(nr_pmds, sizeof(int), "the mapcount check"),
 		.dirty = host_calloc(max_pfn / 8 + 1, 1, "the mapcount check"),
+		.writable = host_calloc(max_pfn / 8 + 1, 1, "the mapcount check"),
 	};
-	int reported = 0;
 
 	(void)mm;
 	count_all(&mc, true);
@@ -202,8 +227,10 @@ void mm_check_invariants(struct mm_struct *mm)
 		mc.maps32 = host_calloc(max_pfn, sizeof(int), "the mapcount check");
 		memset(mc.pmd_maps, 0, nr_pmds * sizeof(int));
 		memset(mc.dirty, 0, max_pfn / 8 + 1);
+		memset(mc.writable, 0, max_pfn / 8 + 1);
 		count_all(&mc, false);
 	}
+	int reported = mc.reported;
 	for (u64 pfn = 0; pfn < max_pfn;) {
 		struct page *p = &mem_map[pfn];
 		u64 nr = 1UL << p->order, end;
@@ -226,6 +253,16 @@ void mm_check_invariants(struct mm_struct *mm)
 			total += maps;
 			if (maps)
 				check_written(pfn + i, &mc, &reported);
+			/*
+			 * An anonymous page mapped more than once (shared after fork
+			 * until a write copies it) is read-only everywhere: a
+			 * writable one lets one process write what another reads.
+			 */
+			if (maps > 1 && folio_test_anon(folio) &&
+			    (mc.writable[(pfn + i) / 8] & (1U << ((pfn + i) % 8))) && reported++ < 4)
+				hw_violation(VIOL_PERMISSION, "anonymous pfn %#llx is mapped %d times and "
+					     "writable: a write through one mapping shows in the others",
+					     (unsigned long long)(pfn + i), maps);
 			if (sub->_mapcount + 1 != maps && reported++ < 4)
 				hw_violation(VIOL_MAPCOUNT, "pfn %#llx mapcount %d but %d PTEs map it",
 					     (unsigned long long)(pfn + i), sub->_mapcount + 1, maps);
@@ -249,6 +286,7 @@ void mm_check_invariants(struct mm_struct *mm)
 	free(mc.maps32);
 	free(mc.pmd_maps);
 	free(mc.dirty);
+	free(mc.writable);
 }
 
 void mm_check_all_freed(void)

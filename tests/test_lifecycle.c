@@ -163,7 +163,46 @@ static void test_mlock_lru(void)
 	t_teardown(&t);
 }
 
+/*
+ * A PTE must not let a page be written that must not be: not in a VMA
+ * without VM_WRITE, not an anonymous page shared after fork. Each made
+ * writable behind the core's back (a batched restore gone wrong) is a
+ * permission violation; the same tables as core-mm leaves them are not.
+ */
+static void test_writable_where_it_must_not_be(void)
+{
+	struct t_lab t;
+
+	/* read-only VMA: mprotect, then one entry made writable again */
+	t_setup(&t, "arm64", SZ_2M, 4096, HW_POLICY_RANDOM);
+	t_touch(&t, 0, SZ_2M, true);
+	EXPECT_EQ(do_mprotect(t.mm, T_BASE, SZ_256K_T, VM_READ), 0);
+	mm_check_invariants(t.mm);
+	EXPECT_EQ(hw_violations.count[VIOL_PERMISSION], 0);
+	pte_t *ptep = t_ptep(&t, 3 * PAGE_SIZE);
+	set_pte_at(t.mm, T_BASE + 3 * PAGE_SIZE, ptep, pte_mkwrite(ptep_get(ptep)));
+	mm_check_invariants(t.mm);
+	EXPECT_EQ(hw_violations.count[VIOL_PERMISSION], 1);
+	EXPECT(strstr(hw_violations.msg[0], "is writable in a VMA without VM_WRITE") != NULL);
+	t_teardown(&t);
+
+	/* after fork, the parent's copy of a shared page made writable */
+	t_setup(&t, "arm64", SZ_2M, 4096, HW_POLICY_RANDOM);
+	t_touch(&t, 0, SZ_2M, true);
+	struct mm_struct *child = dup_mm(t.mm);
+	mm_check_invariants(t.mm);
+	EXPECT_EQ(hw_violations.count[VIOL_PERMISSION], 0);
+	ptep = t_ptep(&t, 7 * PAGE_SIZE);
+	set_pte_at(t.mm, T_BASE + 7 * PAGE_SIZE, ptep, pte_mkwrite(ptep_get(ptep)));
+	mm_check_invariants(t.mm);
+	EXPECT_EQ(hw_violations.count[VIOL_PERMISSION], 1);
+	EXPECT(strstr(hw_violations.msg[0], "is mapped 2 times and writable") != NULL);
+	mmput(child);
+	t_teardown(&t);
+}
+
 static const struct ktap_case cases[] = {
+	{ "writable_where_it_must_not_be", test_writable_where_it_must_not_be },
 	{ "fork_cow_exit", test_fork_cow_exit },
 	{ "fork_batching", test_fork_batching },
 	{ "mprotect_refolds", test_mprotect_refolds },
