@@ -1274,7 +1274,8 @@ int cmd_reproduce(int argc, char **argv)
 	}
 	if (out_dir) {
 		char script[4096];
-		char *argv_plot[] = { "python3", script, (char *)out_dir, NULL };
+		char *argv_plot[] = { "python3", script, "--if-any", (char *)out_dir, NULL };
+		char *argv_report[] = { "python3", script, (char *)out_dir, NULL };
 		int r;
 
 		/* plots are optional: they need python3, the tables do not */
@@ -1289,7 +1290,7 @@ int cmd_reproduce(int argc, char **argv)
 		}
 		/* REPORT.md: provenance, tables, residuals, plots, sources */
 		snprintf(script, sizeof(script), "%s/tools/report.py", lab_home());
-		r = spawn_run(argv_plot, SPAWN_STDOUT_TO_STDERR, NULL);
+		r = spawn_run(argv_report, SPAWN_STDOUT_TO_STDERR, NULL);
 		if (r > 0) {
 			fprintf(stderr, "ptelab: error: REPORT.md not written: tools/report.py failed "
 				"(exit %d, above)\n", r);

@@ -457,13 +457,18 @@ def profiles_of(jsonl):
 
 
 def main(argv):
+    # --if-any (reproduce): a directory with nothing to plot (S3 alone) is not an error
+    if_any = "--if-any" in argv
+    argv = [a for a in argv if a != "--if-any"]
     if len(argv) != 1:
-        raise PlotError("usage: plot.py DIR")
+        raise PlotError("usage: plot.py [--if-any] DIR")
     d = argv[0]
     if not os.path.isdir(d):
         raise PlotError(f"{d}: not a directory")
     names = sorted(n for n in os.listdir(d) if n in PLOTTERS)
     if not names:
+        if if_any:
+            return 0
         raise PlotError(f"{d}: no TSV this tool can plot ({', '.join(PLOTTERS)})")
     # Read every table before writing anything: one malformed table fails
     # the run with no SVG written.

@@ -102,6 +102,17 @@ def test_missing_dir(tmp_path):
     assert len(lines) == 1 and lines[0].startswith("plot: error: ")
 
 
+def test_nothing_to_plot(tmp_path):
+    """A directory with no plottable table: an error alone, nothing to do with
+    --if-any (reproduce S3 --out, whose table has no plot)."""
+    (tmp_path / "S3.tsv").write_text("row\tafter\n")
+    p = run_plot(tmp_path)
+    assert p.returncode == 2 and "no TSV this tool can plot" in p.stderr
+    p = subprocess.run([sys.executable, str(PLOT), "--if-any", str(tmp_path)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0 and not p.stderr and not list(tmp_path.glob("*.svg"))
+
+
 @pytest.mark.skipif(not (ROOT / "ptelab").exists(), reason="./ptelab not built")
 def test_real_reproduce(tmp_path):
     r = subprocess.run([str(ROOT / "ptelab"), "reproduce", "S5", "--out", str(tmp_path),
