@@ -299,6 +299,55 @@ int kbuild_write_deps(const char *so, const char *deps, time_t started)
 	return 0;
 }
 
+void kbuild_safe_name(const char *name, char *out, size_t len)
+{
+	snprintf(out, len, "%s", name);
+	for (char *c = out; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '.' && *c != '-')
+			*c = '_';
+}
+
+bool kbuild_cached(u64 h, char *const *argv, int argc, int cc_words, const char *stem,
+		   char *so_path, size_t so_len)
+{
+	char dir[PATH_MAX + 16];
+
+	for (int i = 0; i < argc; i++)
+		h = kbuild_hash(kbuild_hash(h, argv[i]), "\x1f");
+	/* every word of $CC that is a program: "ccache gcc" is ccache and gcc */
+	for (int i = 0; i < cc_words; i++)
+		if (argv[i][0] != '-')
+			h = kbuild_compiler_identity(h, argv[i]);
+	snprintf(dir, sizeof(dir), "%s/backends", lab_state_dir());
+	mkdir(dir, 0777);
+	snprintf(so_path, so_len, "%s/%.80s-%016llx.so", dir, stem, (unsigned long long)h);
+	return !access(so_path, R_OK) && kbuild_deps_unchanged(so_path);
+}
+
+void kbuild_keep_log(const char *so_path, const char *all_log, char *log_path, size_t len)
+{
+	FILE *lf;
+
+	snprintf(log_path, len, "%s.log", so_path);
+	lf = fopen(log_path, "w");
+	if (!lf || (all_log && fputs(all_log, lf) < 0) || fclose(lf))
+		snprintf(log_path, len, "(could not be written)");
+}
+
+int kbuild_install(const char *tmp, const char *so_path, const char *deps, time_t started)
+{
+	char path[PATH_MAX + 16];
+
+	/* the old list must never describe the new object */
+	snprintf(path, sizeof(path), "%s.deps", so_path);
+	unlink(path);
+	if (rename(tmp, so_path) || kbuild_write_deps(so_path, deps, started)) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
 /* The tree's Makefile version, "X.Y.Z"; -1 if tree is not a kernel tree. */
 int kbuild_tree_version(const char *tree, int *v, int *p, int *s, char *version)
 {
@@ -376,11 +425,8 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 		goto out;
 	}
 
-	char safe[80];
-	snprintf(safe, sizeof(safe), "%s", name);
-	for (char *c = safe; *c; c++)
-		if (!isalnum((unsigned char)*c) && *c != '.' && *c != '-')
-			*c = '_';
+	char safe[80], stem[96];
+	kbuild_safe_name(name, safe, sizeof(safe));
 
 	/*
 	 * The compiler commands, as argument vectors: no shell ever sees the
@@ -425,18 +471,8 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 	argv[argc++] = shim_h;
 	int base = argc;
 
-	for (int i = 0; i < argc; i++)
-		h = kbuild_hash(kbuild_hash(h, argv[i]), "\x1f");
-	/* every word of $CC that is a program: "ccache gcc" is ccache and gcc */
-	for (int i = 0; i < cc_words; i++)
-		if (argv[i][0] != '-')
-			h = kbuild_compiler_identity(h, argv[i]);
-
-	snprintf(path, sizeof(path), "%s/backends", lab_state_dir());
-	mkdir(path, 0777);
-	snprintf(so_path, so_len, "%s/%.60s%s-%016llx.so", path, safe, sanitize ? "-asan" : "",
-		 (unsigned long long)h);
-	if (!access(so_path, R_OK) && kbuild_deps_unchanged(so_path)) {
+	snprintf(stem, sizeof(stem), "%.60s%s", safe, sanitize ? "-asan" : "");
+	if (kbuild_cached(h, argv, argc, cc_words, stem, so_path, so_len)) {
 		rc = 0;
 		goto out;
 	}
@@ -510,13 +546,7 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 		kbuild_log_append(&all_log, &all_len, "(link)", log);
 	}
 	/* the whole compiler output, kept beside the backend and named in messages */
-	snprintf(log_path, sizeof(log_path), "%s.log", so_path);
-	{
-		FILE *lf = fopen(log_path, "w");
-
-		if (!lf || (all_log && fputs(all_log, lf) < 0) || fclose(lf))
-			snprintf(log_path, sizeof(log_path), "(could not be written)");
-	}
+	kbuild_keep_log(so_path, all_log, log_path, sizeof(log_path));
 	for (int i = 0; i < 3; i++) {
 		unlink(obj[i]);
 		unlink(dep[i]);
@@ -534,12 +564,8 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 		unlink(tmp);
 		goto out_log;
 	}
-	/* the old list must never describe the new object */
-	snprintf(path, sizeof(path), "%s.deps", so_path);
-	unlink(path);
-	if (rename(tmp, so_path) || kbuild_write_deps(so_path, deps, started)) {
+	if (kbuild_install(tmp, so_path, deps, started)) {
 		snprintf(err, errlen, "cannot write %s: %s", so_path, strerror(errno));
-		unlink(tmp);
 		goto out_log;
 	}
 	rc = 0;

@@ -41,6 +41,19 @@ bool kbuild_deps_unchanged(const char *so);
 void kbuild_add_deps(const char *d_file, const char *skip, char **deps, size_t *len);
 int kbuild_write_deps(const char *so, const char *deps, time_t started);
 int kbuild_tree_version(const char *tree, int *v, int *p, int *s, char *version);
+/* A backend's name as a file name: anything but letters, digits, '.' and '-' as '_'. */
+void kbuild_safe_name(const char *name, char *out, size_t len);
+/*
+ * The object's path under build/backends (STEM-HASH.so, the hash of h,
+ * the compile command and the compiler), and whether it is built and
+ * still good; the directory is made.
+ */
+bool kbuild_cached(u64 h, char *const *argv, int argc, int cc_words, const char *stem,
+		   char *so_path, size_t so_len);
+/* A build's whole compiler output as <so>.log; its path, or "(could not be written)". */
+void kbuild_keep_log(const char *so_path, const char *all_log, char *log_path, size_t len);
+/* The built object tmp renamed to so_path with its dependency list; -1 (errno) if not. */
+int kbuild_install(const char *tmp, const char *so_path, const char *deps, time_t started);
 
 /*
  * The shared object of the tree's core-mm roots (kernel/core_roots.c),

@@ -138,10 +138,7 @@ int kernel_build_core(const char *name, const char *tree, char *so_path, size_t 
 	unit = core_unit(tree, version, err, errlen);
 	if (!unit)
 		return -1;
-	snprintf(safe, sizeof(safe), "%s", name);
-	for (char *c = safe; *c; c++)
-		if (!isalnum((unsigned char)*c) && *c != '.' && *c != '-')
-			*c = '_';
+	kbuild_safe_name(name, safe, sizeof(safe));
 
 	char cc_buf[512], *argv[64], kver[48], krel[64], inc_lab[PATH_MAX + 8], excl[6 * PATH_MAX],
 		shim_h[PATH_MAX + 32], src[PATH_MAX + 160], obj[PATH_MAX + 160], dep[PATH_MAX + 160],
@@ -187,17 +184,10 @@ int kernel_build_core(const char *name, const char *tree, char *so_path, size_t 
 	argv[argc++] = shim_h;
 
 	u64 h = kbuild_hash(kbuild_hash(0xcbf29ce484222325ULL, unit), tree);
-	for (int i = 0; i < argc; i++)
-		h = kbuild_hash(kbuild_hash(h, argv[i]), "\x1f");
-	for (int i = 0; i < cc_words; i++)
-		if (argv[i][0] != '-')
-			h = kbuild_compiler_identity(h, argv[i]);
+	char stem[96];
 
-	snprintf(src, sizeof(src), "%s/backends", lab_state_dir());
-	mkdir(src, 0777);
-	snprintf(so_path, so_len, "%s/%.60s-core%s-%016llx.so", src, safe, san ? "-asan" : "",
-		 (unsigned long long)h);
-	if (!access(so_path, R_OK) && kbuild_deps_unchanged(so_path)) {
+	snprintf(stem, sizeof(stem), "%.60s-core%s", safe, san ? "-asan" : "");
+	if (kbuild_cached(h, argv, argc, cc_words, stem, so_path, so_len)) {
 		rc = 0;
 		goto out;
 	}
@@ -218,7 +208,7 @@ int kernel_build_core(const char *name, const char *tree, char *so_path, size_t 
 	time_t started = time(NULL) - 1;
 	char *log = NULL, *all_log = NULL, *deps = NULL;
 	size_t all_len = 0, deps_len = 0;
-	int base = argc, r;
+	int r;
 
 	argv[argc++] = "-MMD";
 	argv[argc++] = "-MF";
@@ -231,7 +221,6 @@ int kernel_build_core(const char *name, const char *tree, char *so_path, size_t 
 	r = spawn_run(argv, SPAWN_CAPTURE, &log);
 	kbuild_log_append(&all_log, &all_len, "core-mm unit", log);
 	kbuild_add_deps(dep, so_path, &deps, &deps_len);
-	(void)base;
 	if (!r) {
 		argc = cc_words;
 		if (san)
@@ -246,13 +235,7 @@ int kernel_build_core(const char *name, const char *tree, char *so_path, size_t 
 		r = spawn_run(argv, SPAWN_CAPTURE, &log);
 		kbuild_log_append(&all_log, &all_len, "(link)", log);
 	}
-	snprintf(log_path, sizeof(log_path), "%s.log", so_path);
-	{
-		FILE *lf = fopen(log_path, "w");
-
-		if (!lf || (all_log && fputs(all_log, lf) < 0) || fclose(lf))
-			snprintf(log_path, sizeof(log_path), "(could not be written)");
-	}
+	kbuild_keep_log(so_path, all_log, log_path, sizeof(log_path));
 	unlink(obj);
 	unlink(dep);
 	if (r != 0) {
@@ -272,11 +255,8 @@ int kernel_build_core(const char *name, const char *tree, char *so_path, size_t 
 		goto out_log;
 	}
 	unlink(src);
-	snprintf(src, sizeof(src), "%s.deps", so_path);
-	unlink(src);
-	if (rename(tmp, so_path) || kbuild_write_deps(so_path, deps, started)) {
+	if (kbuild_install(tmp, so_path, deps, started)) {
 		snprintf(err, errlen, "cannot write %s: %s", so_path, strerror(errno));
-		unlink(tmp);
 		goto out_log;
 	}
 	rc = 0;
