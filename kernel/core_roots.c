@@ -63,10 +63,26 @@ static const struct core_boundary mlock_boundary[] = {
 	{ NULL, NULL },
 };
 
+static const char *const fork_roots[] = { "copy_pte_range", NULL };
+
+static const struct core_boundary fork_boundary[] = {
+	{ "copy_nonpresent_pte", "the lab writes no swap, migration or device entries: the shim's "
+				 "reports one as a violation" },
+	{ "copy_present_page", "only a pinned anonymous page is copied at fork; the lab pins none "
+			       "(folio_try_dup_anon_rmap_ptes never fails)" },
+	{ "folio_prealloc", "the same: no page is preallocated for a copy" },
+	{ "folio_try_dup_anon_rmap_ptes", "ptelab's rmap (mm/rmap.c folio_dup_anon_rmap_ptes)" },
+	{ "folio_try_dup_anon_rmap_pte", "the same" },
+	{ "folio_dup_file_rmap_ptes", "ptelab's rmap (folio_add_file_rmap_ptes)" },
+	{ "folio_dup_file_rmap_pte", "the same" },
+	{ NULL, NULL },
+};
+
 const struct core_root_set core_root_sets[] = {
 	{ "zap", zap_roots, zap_boundary },
 	{ "rmap", rmap_roots, rmap_boundary },
 	{ "mlock", mlock_roots, mlock_boundary },
+	{ "fork", fork_roots, fork_boundary },
 };
 
 const unsigned int nr_core_root_sets = sizeof(core_root_sets) / sizeof(core_root_sets[0]);

@@ -17,10 +17,38 @@
 
 #include "mm/switches.h"
 #include "hw/host.h"
+#include "mm/core.h"
 #include "mm/mm.h"
 #include "mm/mmu_notifier.h"
 #include "mm/rmap.h"
 #include "hw/perf.h"
+
+/* The tree's copy_pte_range, unless --without fork-batch asks for the twin's per-PTE fork. */
+static bool tree_copy_pte_range(void)
+{
+	return mm_core && mm_core->copy_pte_range && mm_sw.fork_batch;
+}
+
+/* 7.3: a private mapping's entries are copied on write */
+static inline bool vma_is_cow_mapping(struct vm_area_struct *vma)
+{
+	return !(vma->vm_flags & VM_SHARED);
+}
+
+/* 7.3 __copy_present_ptes: read-only on both sides if COW, the child's old (and clean if shared) */
+static void __copy_present_ptes(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
+				pte_t *dst_pte, pte_t *src_pte, pte_t pte, unsigned long addr,
+				int nr)
+{
+	if (vma_is_cow_mapping(src_vma) && pte_write(pte)) {
+		wrprotect_ptes(src_vma->vm_mm, addr, src_pte, (unsigned int)nr);
+		pte = pte_wrprotect(pte);
+	}
+	if (src_vma->vm_flags & VM_SHARED)
+		pte = pte_mkclean(pte);
+	pte = pte_mkold(pte);
+	set_ptes(dst_vma->vm_mm, addr, dst_pte, pte, (unsigned int)nr);
+}
 
 static int copy_present_ptes(struct vm_area_struct *dst_vma,
 			     struct vm_area_struct *src_vma, pte_t *dst_pte,
@@ -38,17 +66,13 @@ static int copy_present_ptes(struct vm_area_struct *dst_vma,
 	if (folio_test_large(folio) && max_nr != 1 && mm_sw.fork_batch)
 		nr = (int)folio_pte_batch_flags(folio, src_vma, src_pte, &pte,
 						(unsigned int)max_nr, flags);
-	bool any_writable = pte_write(pte);
 	folio_ref_add(folio, nr);
-	folio_dup_anon_rmap_ptes(folio, page, nr, src_vma);
+	if (folio_test_anon(folio))
+		folio_dup_anon_rmap_ptes(folio, page, nr, src_vma);
+	else
+		folio_add_file_rmap_ptes(folio, page, nr, dst_vma);
 	dst_vma->vm_mm->rss += nr;
-	/* private writable: both sides read-only, the first write copies */
-	if (any_writable) {
-		wrprotect_ptes(src_vma->vm_mm, addr, src_pte, (unsigned int)nr);
-		pte = pte_wrprotect(pte);
-	}
-	/* the child starts old (it has not accessed anything yet) */
-	set_ptes(dst_vma->vm_mm, addr, dst_pte, pte_mkold(pte), (unsigned int)nr);
+	__copy_present_ptes(dst_vma, src_vma, dst_pte, src_pte, pte, addr, nr);
 	return nr;
 }
 
@@ -58,14 +82,22 @@ static int copy_pte_range(struct vm_area_struct *dst_vma,
 {
 	PERF_FUNC();
 	pte_t *dst_pte, *src_pte, *dst_start, *src_start;
+	spinlock_t *dst_ptl, *src_ptl;
 	int nr;
 
+	/* the tree's own, when the backend runs its core-mm code (mm/core.h) */
+	if (tree_copy_pte_range())
+		return mm_core->copy_pte_range(dst_vma, src_vma, dst_pmd, src_pmd, addr, end);
+	/* pte_alloc_map_lock(), then the source's lock nested inside */
 	if (!pte_alloc_map(dst_vma->vm_mm, dst_pmd))
 		return -1;
-	spinlock_t *dst_ptl, *src_ptl;
-
 	dst_start = dst_pte = pte_offset_map_lock(dst_vma->vm_mm, dst_pmd, addr, &dst_ptl);
-	src_start = src_pte = pte_offset_map_lock(src_vma->vm_mm, src_pmd, addr, &src_ptl);
+	src_start = src_pte = pte_offset_map_nolock(src_vma->vm_mm, src_pmd, addr, &src_ptl);
+	if (!src_pte) {
+		pte_unmap_unlock(dst_start, dst_ptl);
+		return 0;
+	}
+	pte_spin_lock(src_ptl);
 	for (; addr != end; src_pte += nr, dst_pte += nr, addr += (unsigned long)nr * PAGE_SIZE) {
 		pte_t ptent = ptep_get(src_pte);
 

@@ -377,9 +377,13 @@ static void zap_present_folio_ptes(struct mmu_gather *tlb,
 	bool delay_rmap = false;
 
 	if (!folio_test_anon(folio) || !mm_sw.zap_batch) {
-		/* file folios (and the per-PTE kernel): gather young/dirty */
-		pte_t ptent = nr == 1 ? ptep_get_and_clear_full(mm, addr, ptep, tlb->fullmm)
-				      : get_and_clear_full_ptes(mm, addr, ptep, nr, tlb->fullmm);
+		/*
+		 * file folios (and the per-PTE kernel): gather young/dirty; 7.3
+		 * clears any nr with get_and_clear_full_ptes, the per-PTE kernels
+		 * each entry with ptep_get_and_clear_full (S2's contpte modes)
+		 */
+		pte_t ptent = mm_sw.zap_batch ? get_and_clear_full_ptes(mm, addr, ptep, nr, tlb->fullmm)
+					      : ptep_get_and_clear_full(mm, addr, ptep, tlb->fullmm);
 
 		if (!folio_test_anon(folio)) {
 			if (pte_dirty(ptent)) {

@@ -78,6 +78,10 @@ pte_t *pte_alloc_map(struct mm_struct *mm, pmd_t *pmdp);
 pte_t *pte_offset_map_lock(struct mm_struct *mm, pmd_t *pmdp, unsigned long addr,
 			   spinlock_t **ptlp);
 void pte_unmap_unlock(pte_t *ptep, spinlock_t *ptl);
+/* the entry and its table's lock without taking it; then spin_lock() of that lock */
+pte_t *pte_offset_map_nolock(struct mm_struct *mm, pmd_t *pmdp, unsigned long addr,
+			     spinlock_t **ptlp);
+void pte_spin_lock(spinlock_t *ptl);
 /* The split PTE lock as a lock on the sim engine (mm/ptlock.c); counted only elsewhere. */
 struct pt_meta;
 void ptlock_lock(const struct pt_meta *meta);

@@ -72,28 +72,39 @@ pte_t *pte_offset_map(pmd_t *pmdp, unsigned long addr)
 	return pte_offset_kernel(pmdp, addr);
 }
 
-/* The split PTE lock: one acquisition per table visit, as in the kernel. */
-pte_t *pte_offset_map_lock(struct mm_struct *mm, pmd_t *pmdp, unsigned long addr,
-			   spinlock_t **ptlp)
+static struct pt_meta *ptl_meta(spinlock_t *ptl)
+{
+	return (struct pt_meta *)((char *)ptl - offsetof(struct pt_meta, ptl_held));
+}
+
+/* The table's entry for addr and its lock, not taken (pte_offset_map_rw_nolock). */
+pte_t *pte_offset_map_nolock(struct mm_struct *mm, pmd_t *pmdp, unsigned long addr,
+			     spinlock_t **ptlp)
 {
 	pte_t *ptep = pte_offset_map(pmdp, addr);
 
 	(void)mm;
-	*ptlp = NULL;
-	if (ptep) {
-		struct pt_meta *meta = hw_pt_meta(&ptep->pte);
-
-		hw_count(EV_lock_acquire, 1);
-		ptlock_lock(meta); /* waits only on the engine (mm/ptlock.c) */
-		*ptlp = &meta->ptl_held;
-		(**ptlp)++;
-	}
+	*ptlp = ptep ? &hw_pt_meta(&ptep->pte)->ptl_held : NULL;
 	return ptep;
 }
 
-static struct pt_meta *ptl_meta(spinlock_t *ptl)
+/* spin_lock() of a PTE table's lock: one acquisition, counted. */
+void pte_spin_lock(spinlock_t *ptl)
 {
-	return (struct pt_meta *)((char *)ptl - offsetof(struct pt_meta, ptl_held));
+	hw_count(EV_lock_acquire, 1);
+	ptlock_lock(ptl_meta(ptl)); /* waits only on the engine (mm/ptlock.c) */
+	(*ptl)++;
+}
+
+/* The split PTE lock: one acquisition per table visit, as in the kernel. */
+pte_t *pte_offset_map_lock(struct mm_struct *mm, pmd_t *pmdp, unsigned long addr,
+			   spinlock_t **ptlp)
+{
+	pte_t *ptep = pte_offset_map_nolock(mm, pmdp, addr, ptlp);
+
+	if (ptep)
+		pte_spin_lock(*ptlp);
+	return ptep;
 }
 
 pte_t *pte_offset_map_trylock(struct mm_struct *mm, pmd_t *pmdp, unsigned long addr,

@@ -222,12 +222,15 @@ static inline void spin_unlock(spinlock_t *l)
 	if (l != &ptelab_pmd_lock)
 		pte_unmap_unlock(NULL, l);
 }
-#define spin_lock_nested(l, n) ((void)PT_RECLAIM_OFF(spin_lock_nested))
+#define spin_lock_nested(l, n) pte_spin_lock(l)
+/* no preemption in the lab: nobody waits for a lock long enough to ask for a break */
+#define spin_needbreak(l) false
 #define SINGLE_DEPTH_NESTING 1
 #define pmdp_get(pmd) ((void)PT_RECLAIM_OFF(pmdp_get), __pmd(0))
 #define pmd_clear(pmd) ((void)PT_RECLAIM_OFF(pmd_clear))
-#define pte_offset_map_rw_nolock(mm, pmd, addr, pmdval, ptlp) \
-	((pte_t *)PT_RECLAIM_OFF(pte_offset_map_rw_nolock))
+/* the entry and its lock, not taken; the lab's tables cannot change under it */
+#define pte_offset_map_rw_nolock(mm, pmd, addr, pmdvalp, ptlp) \
+	(*(pmdvalp) = *(pmd), pte_offset_map_nolock(mm, pmd, addr, ptlp))
 #define pte_unmap(pte) ((void)0)
 #define pte_free_tlb(tlb, table, addr) ((void)PT_RECLAIM_OFF(pte_free_tlb))
 #define pmd_pgtable(pmd) ((void *)0)
@@ -328,6 +331,68 @@ static inline struct folio *vm_normal_folio(struct vm_area_struct *vma, unsigned
 
 	return page ? page_folio(page) : NULL;
 }
+
+/*
+ * fork's copy (mm/memory.c copy_pte_range): ptelab's rmap at the boundary,
+ * which never refuses to share an anonymous page (the lab pins none).
+ */
+#include <errno.h>
+static inline pte_t *pte_alloc_map_lock(struct mm_struct *mm, pmd_t *pmd, unsigned long addr,
+					spinlock_t **ptlp)
+{
+	return pte_alloc_map(mm, pmd) ? pte_offset_map_lock(mm, pmd, addr, ptlp) : NULL;
+}
+/* 6.x passes (src_vma), 7.x (dst_vma, src_vma): ptelab's rmap needs neither */
+#define folio_try_dup_anon_rmap_ptes(folio, page, nr, ...) \
+	(folio_dup_anon_rmap_ptes(folio, page, nr, NULL), 0)
+#define folio_try_dup_anon_rmap_pte(folio, page, ...) \
+	folio_try_dup_anon_rmap_ptes(folio, page, 1, __VA_ARGS__)
+/* 6.x has no VMA argument, 7.x the child's */
+#define folio_dup_file_rmap_ptes(folio, page, nr, ...) \
+	folio_add_file_rmap_ptes(folio, page, nr, NULL)
+#define folio_dup_file_rmap_pte(folio, page, ...) \
+	folio_add_file_rmap_ptes(folio, page, 1, NULL)
+static inline void folio_ref_sub(struct folio *folio, int nr)
+{
+	folio_ref_sub_and_test(folio, nr);
+}
+/* a private mapping (no VM_MAYWRITE in the lab); 6.x asks with the flags */
+static inline bool is_cow_mapping(unsigned long flags)
+{
+	return !(flags & VM_SHARED);
+}
+static inline bool vma_is_cow_mapping(struct vm_area_struct *vma)
+{
+	return is_cow_mapping(vma->vm_flags);
+}
+/* no soft-dirty tracking in the lab (CONFIG_MEM_SOFT_DIRTY off) */
+#define VM_SOFTDIRTY 0UL
+static inline bool pgtable_supports_soft_dirty(void) { return false; }
+static inline pte_t pte_clear_uffd_wp(pte_t pte) { return pte; }
+#define add_swap_count_continuation(entry, gfp) \
+	(ptelab_kernel_unsupported(__FILE__, __LINE__, "add_swap_count_continuation: no swap"), -1)
+static inline bool userfaultfd_protected(struct vm_area_struct *vma) { return false; }
+static inline bool userfaultfd_rwp(struct vm_area_struct *vma) { return false; }
+static inline pte_t pte_clear_uffd(pte_t pte) { return pte; }
+static inline pte_t pte_swp_clear_uffd(pte_t pte) { return pte; }
+static inline pte_t pte_modify(pte_t pte, pgprot_t prot)
+{
+	pte_t n = pfn_pte(pte_pfn(pte), prot);
+
+	n = pte_young(pte) ? pte_mkyoung(n) : n;
+	return pte_dirty(pte) ? pte_mkdirty(n) : n;
+}
+static inline softleaf_t softleaf_mk_none(void) { return (softleaf_t){ 0 }; }
+#define swap_retry_table_alloc(entry, gfp) \
+	(ptelab_kernel_unsupported(__FILE__, __LINE__, "swap_retry_table_alloc: no swap PTEs"), -1)
+#define copy_nonpresent_pte(dst_mm, src_mm, dst_pte, src_pte, dst_vma, src_vma, addr, rss) \
+	(ptelab_kernel_unsupported(__FILE__, __LINE__, "copy_nonpresent_pte: no non-present PTEs"), 0)
+#define copy_present_page(dst_vma, src_vma, dst_pte, src_pte, addr, rss, prealloc, page) \
+	(ptelab_kernel_unsupported(__FILE__, __LINE__, "copy_present_page: no pinned pages"), 0)
+#define folio_prealloc(src_mm, vma, addr, need_zero) \
+	(ptelab_kernel_unsupported(__FILE__, __LINE__, "folio_prealloc: no pinned pages"), \
+	 (struct folio *)NULL)
+#define GFP_KERNEL 0
 
 /*
  * The tree's functions by address (the unit's last definition, written by

@@ -118,4 +118,5 @@ __attribute__((visibility("default"))) const struct mm_core_ops ptelab_core_ops 
 	.zap_pte_range = ptelab_entry_zap_pte_range,
 	.folio_referenced_one = folio_referenced_one,
 	.mlock_pte_range = mlock_pte_range,
+	.copy_pte_range = copy_pte_range,
 };

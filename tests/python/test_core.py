@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """A kernel backend runs its tree's own core-mm code (kernel/extract.c,
-kernel/core_roots.c): the tree's zap_pte_range, folio_referenced_one and
-mlock_pte_range and their helpers, extracted by name, compiled against
-kernel/shim/core.h, called by ptelab's mm/.
+kernel/core_roots.c): the tree's zap_pte_range, folio_referenced_one,
+mlock_pte_range and copy_pte_range (fork) and their helpers, extracted by
+name, compiled against kernel/shim/core.h, called by ptelab's mm/.
 
 The twin (--core ref, ptelab's 7.3) and the tree's extracted code must give
 identical event vectors, modelled time and invariants where the tree's code is
@@ -29,7 +29,9 @@ needs_73 = pytest.mark.skipif(not (KERNELS / "linux-7.3").is_dir(),
 # teardown, mlock-loop's, exit's full-mm teardown)
 CASES = [(w, ["--folio-size", fs]) for w in ("munmap", "madvise", "fork")
          for fs in ("4K", "64K", "2M")]
-CASES += [("exit", ["--iterations", "2"])]
+CASES += [("exit", ["--iterations", "2"]),
+          # check's random sequences: every root, partial folios, file mappings, forks
+          ("fuzz", ["--iterations", "4"])]
 # and every path through mlock_pte_range: mlock and munlock of every S4 variant
 CASES += [("mlock-loop", ["--folio-size", fs, "--iterations", "2", "--variant", v])
           for fs in ("4K", "64K") for v in ("touched", "young-dirty", "one-young", "cold")]
@@ -59,10 +61,13 @@ def test_tree_core_equals_twin(version):
     cases = CASES + (RMAP_CASES if version != "6.12" else
                      [c for c in RMAP_CASES if c[1][1] == "4K"])
     for w, opts in cases:
-        tree = run_json(w, "--impl", impl, "--size", "16M", *opts, "--core", "tree")
-        twin = run_json(w, "--impl", impl, "--size", "16M", *opts, "--core", "ref")
+        size = [] if w == "fuzz" else ["--size", "16M"]
+        tree = run_json(w, "--impl", impl, *size, *opts, "--core", "tree")
+        twin = run_json(w, "--impl", impl, *size, *opts, "--core", "ref")
         assert tree["backend"]["core"] == "tree" and twin["backend"]["core"] == "ref"
         what = f"{w} {' '.join(opts)} on {impl}"
+        # check's counts of each PTE op's calls too: the same calls, not only the same events
+        assert tree["results"] == twin["results"], what
         diff = {k: (v, twin["events"][k]) for k, v in tree["events"].items()
                 if v != twin["events"][k]}
         assert not diff, f"{what}: tree vs twin events {diff}"
@@ -255,3 +260,18 @@ def test_patch_to_mlock_pte_range_moves_counts(tmp_path):
     patched, twin = run_json(*args), run_json(*args, "--core", "ref")
     assert twin["events"]["lru_move"] > 0 and patched["events"]["lru_move"] == 0
     assert patched["events"]["contpte_get"] == 4 * twin["events"]["contpte_get"]
+
+
+@needs_73
+def test_patch_to_copy_present_ptes_moves_counts(tmp_path):
+    """fork without the tree's batch: each PTE of a 64K block copied alone, so
+    the parent's block unfolds to write-protect one entry and refolds."""
+    tree = _copy(tmp_path)
+    _patch(tree, "\tif (unlikely(!*prealloc && folio_test_large(folio) && max_nr != 1)) {",
+           "\tif (0 && unlikely(!*prealloc && folio_test_large(folio) && max_nr != 1)) {")
+    args = ["fork", "--impl", f"tree:{tree}", "--size", "16M", "--folio-size", "64K"]
+    patched, twin = run_json(*args), run_json(*args, "--core", "ref")
+    t, p = twin["events"], patched["events"]
+    assert (t["unfold"], t["rmap_call"]) == (0, 256)
+    assert (p["unfold"], p["fold"], p["rmap_call"]) == (256, 256, 4096)
+    assert patched["invariants"]["ok"]
