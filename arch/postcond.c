@@ -34,6 +34,17 @@ void postcond_start(struct postcond *pc, const char *op, struct mm_struct *mm,
 {
 	unsigned int n = cont_n();
 
+	/*
+	 * A batch never leaves the PTE table its caller mapped and locked:
+	 * nr entries from ptep run past the table's last entry only if the
+	 * caller's bound was wrong (a batch past a table's end, as 2025's
+	 * core-mm batching bugs had).
+	 */
+	if (nr > 1 && ((uintptr_t)ptep & (PAGE_SIZE - 1)) / sizeof(pte_t) + nr > PTRS_PER_PTE)
+		hw_violation(VIOL_POSTCOND, "%s(va %#lx, nr %u) runs past the end of its PTE table "
+			     "(entry %lu of %d): a batch must stop at the table's end", op, addr, nr,
+			     (unsigned long)(((uintptr_t)ptep & (PAGE_SIZE - 1)) / sizeof(pte_t)),
+			     PTRS_PER_PTE);
 	if (mm)
 		hw_interleave_ctx(mm->pgd, &ptep->pte, addr);
 	pc->acted = hw_interleave.acted;

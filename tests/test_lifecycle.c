@@ -201,7 +201,28 @@ static void test_writable_where_it_must_not_be(void)
 	t_teardown(&t);
 }
 
+/* A batched op's nr entries stay in the one PTE table the caller mapped. */
+static void test_batch_past_table_end(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_2M, 4096, HW_POLICY_RANDOM);
+	t_touch(&t, 0, SZ_2M, false);
+	/* the table's last 4 entries: within it */
+	test_and_clear_young_ptes(t.vma, T_BASE + SZ_2M - 4 * PAGE_SIZE,
+				  t_ptep(&t, SZ_2M - 4 * PAGE_SIZE), 4);
+	EXPECT_EQ(hw_violations.count[VIOL_POSTCOND], 0);
+	/* 8 from 4 before its end: 4 past it (the next slot of table memory is unused) */
+	test_and_clear_young_ptes(t.vma, T_BASE + SZ_2M - 4 * PAGE_SIZE,
+				  t_ptep(&t, SZ_2M - 4 * PAGE_SIZE), 8);
+	EXPECT_EQ(hw_violations.count[VIOL_POSTCOND], 1);
+	EXPECT(strstr(hw_violations.msg[0], "test_and_clear_young_ptes(va 0x401fc000, nr 8) runs "
+		      "past the end of its PTE table (entry 508 of 512)") != NULL);
+	t_teardown(&t);
+}
+
 static const struct ktap_case cases[] = {
+	{ "batch_past_table_end", test_batch_past_table_end },
 	{ "writable_where_it_must_not_be", test_writable_where_it_must_not_be },
 	{ "fork_cow_exit", test_fork_cow_exit },
 	{ "fork_batching", test_fork_batching },

@@ -275,3 +275,39 @@ def test_patch_to_copy_present_ptes_moves_counts(tmp_path):
     assert (t["unfold"], t["rmap_call"]) == (0, 256)
     assert (p["unfold"], p["fold"], p["rmap_call"]) == (256, 256, 4096)
     assert patched["invariants"]["ok"]
+
+
+def _check_rows(tree):
+    p = ptelab("check", "--impl", f"tree:{tree}", "--sequences", "1", "--json", timeout=900)
+    assert p.returncode == 1, p.stderr[-2000:]
+    return [json.loads(l)["row"] for l in p.stdout.splitlines() if l.startswith('{"row"')]
+
+
+@needs_73
+def test_check_names_a_batch_past_a_folios_end(tmp_path):
+    """folio_pte_batch_flags without its clamp to the folio's last page (the
+    2025-26 bug class): a batch runs into the next folio, physically adjacent
+    and mapped alike, and fork shares its pages writable, zap unmaps them from
+    the wrong folio. check --impl on the tree's own core-mm code names it."""
+    tree = _copy(tmp_path)
+    src = tree / "mm" / "internal.h"
+    text = src.read_text()
+    old = ("\tmax_nr = min_t(unsigned long, max_nr,\n"
+           "\t\t       folio_pfn(folio) + folio_nr_pages(folio) - pte_pfn(pte));\n")
+    assert text.count(old) == 1
+    src.write_text(text.replace(old, ""))
+    kinds = set()
+    for r in _check_rows(tree):
+        kinds |= set(r["counts"]) | ({r["kind"]} if r["finding"] else set())
+    assert kinds & {"permission", "mapcount", "refcount", "crash"}, kinds
+
+
+@needs_73
+def test_check_names_a_batch_past_its_range(tmp_path):
+    """do_zap_pte_range's batch bound 16 entries past the range it was given:
+    the zap runs off the range (and, at a table's end, off the table)."""
+    tree = _copy(tmp_path)
+    _patch(tree, "\tint max_nr = (end - addr) / PAGE_SIZE;\n\tint nr = 0;\n",
+           "\tint max_nr = (end - addr) / PAGE_SIZE + 16;\n\tint nr = 0;\n")
+    rows = _check_rows(tree)
+    assert any(r["violations"] or r["finding"] for r in rows)
