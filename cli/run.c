@@ -322,6 +322,14 @@ static void child_run(void *arg)
 /* Runs s in a child; 0 with *rep (caller frees rep->payload), -1 with err. */
 static int run_child(struct run_spec *s, struct isolate_report *rep, char *err, size_t errlen)
 {
+	/*
+	 * The run's memory budget: the lab keeps about 60 bytes per simulated
+	 * page (README's scaling figures); 4x that, plus 2 GiB for the rest,
+	 * is never reached by a run that does not leak.
+	 */
+	u64 pages = max(s->p.size, s->p.host_memory) >> PAGE_SHIFT;
+
+	isolate_set_memory_budget((2ULL << 30) + pages * 256);
 	if (isolate_run(child_run, s, s->timeout_s, rep)) {
 		snprintf(err, errlen, "cannot start a process for the run: %s", strerror(errno));
 		return -1;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
@@ -186,6 +187,33 @@ static bool is_fatal(int signo)
 	return false;
 }
 
+static unsigned long long mem_budget;
+
+void isolate_set_memory_budget(unsigned long long bytes)
+{
+	mem_budget = bytes;
+}
+
+/* The child's address space: what it has now plus the run's budget. */
+static void limit_memory(void)
+{
+	unsigned long long pages = 0;
+	FILE *f;
+
+	if (!mem_budget || dlsym(RTLD_DEFAULT, "__asan_init"))
+		return;
+	f = fopen("/proc/self/statm", "r");
+	if (!f)
+		return;
+	if (fscanf(f, "%llu", &pages) == 1) {
+		unsigned long long lim = pages * (unsigned long long)sysconf(_SC_PAGESIZE) + mem_budget;
+		struct rlimit rl = { lim, lim };
+
+		setrlimit(RLIMIT_AS, &rl);
+	}
+	fclose(f);
+}
+
 static void child_setup(int fd, pid_t parent)
 {
 	static char altstack[256 << 10]; /* unbounded recursion leaves no stack */
@@ -213,6 +241,7 @@ static void child_setup(int fd, pid_t parent)
 	sigaction(SIGUSR2, &sa, NULL);
 	on_exit(on_exit_hook, NULL);
 	host_oom_set_reporter(on_host_oom);
+	limit_memory();
 	/* an AddressSanitizer runtime, when present, tells us what it found */
 	*(void **)&set_report = dlsym(RTLD_DEFAULT, "__asan_set_error_report_callback");
 	if (set_report)

@@ -47,6 +47,15 @@ struct isolate_report {
 int isolate_run(void (*fn)(void *arg), void *arg, unsigned int timeout_s,
 		struct isolate_report *rep);
 
+/*
+ * The address space a child may grow by beyond what it starts with (0: no
+ * limit), from the next isolate_run on: kernel code that allocates without
+ * bound then gets NULL (a crash in its own code, a located finding) before
+ * the host's OOM killer picks a process. Not applied under
+ * AddressSanitizer, whose shadow memory needs terabytes of address space.
+ */
+void isolate_set_memory_budget(unsigned long long bytes);
+
 /* In the child: the result, sent once, before fn returns. */
 void isolate_send(const void *buf, size_t len);
 

@@ -30,6 +30,9 @@ BAD_CODE = {
     "recurse": ("\tif (ptep) { volatile char pad[256]; pte_t r; pad[0] = 1;\n"
                 "\t\tr = contpte_ptep_get(ptep, orig_pte); return __pte(pte_val(r) + pad[0]); }\n"),
     "hang": "\tfor (volatile int spin = 1; spin;)\n\t\t;\n",
+    # allocates and touches 64 MiB at a time, for ever
+    "alloc": ("\tfor (;;) { extern void *malloc(unsigned long); volatile char *m = malloc(64UL << 20);\n"
+              "\t\tfor (unsigned long i = 0; i < (64UL << 20); i += 4096) m[i] = 1; }\n"),
     "exit0": "\t{ extern void exit(int); exit(0); }\n",
     "printf": "\t{ extern int printf(const char *, ...); printf(\"kernel says hi\\n\"); }\n",
     # one byte past the allocation the page table was carved from (a 2 MiB chunk)
@@ -645,3 +648,17 @@ def test_recorded_command_is_shell_quoted(tmp_path):
     assert p.returncode == 0, p.stderr
     cmd = json.loads(p.stdout.splitlines()[0])["command"]
     assert shlex.split(cmd) == ["ptelab", *words]
+
+
+@needs_73
+def test_kernel_code_that_allocates_without_bound_is_a_finding(tmp_path):
+    """The run's child has an address-space limit sized from the run: the tree's
+    malloc gets NULL there and its own code faults on it, a finding naming the
+    function, long before the host's OOM killer would pick a process. (The
+    optimised binary: AddressSanitizer needs the address space for its shadow.)"""
+    tree = make_tree(tmp_path, "alloc", "alloc")
+    p = run("run", "munmap", "--size", "4M", "--impl", f"tree:{tree}", "--json",
+            binary=ROOT / "ptelab", timeout=300)
+    assert p.returncode == 1, p.stderr[-2000:]
+    f = json.loads(p.stdout.splitlines()[-1])["finding"]
+    assert f["kind"] == "crash" and f["in_kernel_code"] and f["function"] == "contpte_ptep_get", f
