@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,6 +308,39 @@ void kbuild_safe_name(const char *name, char *out, size_t len)
 			*c = '_';
 }
 
+/*
+ * A build's temporaries are named <object>.so.PID.* (and <object>.so.deps.PID):
+ * those of a process that is gone (a build interrupted by a signal) are
+ * removed, so nothing is left there for ever.
+ */
+static void sweep_stale(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		const char *p = strstr(e->d_name, ".so.");
+		char path[PATH_MAX + 300];
+		long pid;
+
+		if (!p)
+			continue;
+		p += 4;
+		if (!strncmp(p, "deps.", 5))
+			p += 5;
+		if (!isdigit((unsigned char)*p))
+			continue;
+		pid = strtol(p, NULL, 10);
+		if (pid <= 0 || pid == getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+}
+
 bool kbuild_cached(u64 h, char *const *argv, int argc, int cc_words, const char *stem,
 		   char *so_path, size_t so_len)
 {
@@ -321,7 +355,10 @@ bool kbuild_cached(u64 h, char *const *argv, int argc, int cc_words, const char 
 	snprintf(dir, sizeof(dir), "%s/backends", lab_state_dir());
 	mkdir(dir, 0777);
 	snprintf(so_path, so_len, "%s/%.80s-%016llx.so", dir, stem, (unsigned long long)h);
-	return !access(so_path, R_OK) && kbuild_deps_unchanged(so_path);
+	if (!access(so_path, R_OK) && kbuild_deps_unchanged(so_path))
+		return true;
+	sweep_stale(dir); /* about to build: what interrupted builds left goes first */
+	return false;
 }
 
 void kbuild_keep_log(const char *so_path, const char *all_log, char *log_path, size_t len)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* A kernel revision's backend files out of a git repository (kernel/git_tree.h). */
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,17 @@ static const char *const optional[] = {
 	"mm/mmu_gather.c", "mm/mlock.c", "mm/madvise.c", "mm/mprotect.c", "mm/mremap.c",
 	"arch/arm64/mm/hugetlbpage.c", "arch/arm64/mm/fault.c", NULL
 };
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+/* A half-made or unwanted revision tree, gone. */
+static void rm_tree(const char *path)
+{
+	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
 
 static int git(const char *repo, char **out, char *a1, char *a2, char *a3, char *a4)
 {
@@ -126,12 +138,14 @@ int git_tree_materialize(const char *spec, char *tree, size_t treelen, char *com
 		if (r) {
 			snprintf(err, errlen, r > 0 ? "git:%s: commit %.12s has no %s (contpte needs 6.9 "
 				 "or newer)" : "git:%s: cannot write %.12s's %s", spec, commit, required[i]);
+			rm_tree(tmp);
 			return -1;
 		}
 	}
 	for (int i = 0; optional[i]; i++)
 		if (show_file(repo, commit, optional[i], tmp) < 0) {
 			snprintf(err, errlen, "git:%s: cannot write %.12s's %s", spec, commit, optional[i]);
+			rm_tree(tmp);
 			return -1;
 		}
 	FILE *f;
@@ -141,12 +155,18 @@ int git_tree_materialize(const char *spec, char *tree, size_t treelen, char *com
 	if (!f || fprintf(f, "repository=%s\nrevision=%s\ncommit=%s\n", repo,
 			  at && at[1] ? at + 1 : "HEAD", commit) < 0 || fclose(f)) {
 		snprintf(err, errlen, "git:%s: cannot write %s", spec, stamp);
+		rm_tree(tmp);
 		return -1;
 	}
 	/* published whole or not at all; another process may have won the race */
-	if (rename(tmp, tree) && access(tree, R_OK)) {
-		snprintf(err, errlen, "git:%s: cannot create %s: %s", spec, tree, strerror(errno));
-		return -1;
+	if (rename(tmp, tree)) {
+		int e = errno;
+
+		rm_tree(tmp); /* the loser's copy: the winner's is the same commit */
+		if (access(tree, R_OK)) {
+			snprintf(err, errlen, "git:%s: cannot create %s: %s", spec, tree, strerror(e));
+			return -1;
+		}
 	}
 	return 0;
 }

@@ -662,3 +662,38 @@ def test_kernel_code_that_allocates_without_bound_is_a_finding(tmp_path):
     assert p.returncode == 1, p.stderr[-2000:]
     f = json.loads(p.stdout.splitlines()[-1])["finding"]
     assert f["kind"] == "crash" and f["in_kernel_code"] and f["function"] == "contpte_ptep_get", f
+
+
+@needs_73
+def test_interrupted_builds_leave_nothing_for_ever(tmp_path):
+    """Temporaries of a backend build whose process is gone (a build killed
+    half-way) are swept before the next build; a git: revision that cannot be
+    built leaves no half-made tree."""
+    backends = ROOT / "build" / "backends"
+    backends.mkdir(parents=True, exist_ok=True)
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    stale = [backends / f"stale-0123456789abcdef.so.{gone.pid}.tmp",
+             backends / f"stale-0123456789abcdef.so.{gone.pid}.0.o",
+             backends / f"stale-0123456789abcdef.so.deps.{gone.pid}"]
+    for f in stale:
+        f.write_text("left by a build that was killed\n")
+    tree = make_tree(tmp_path, "fresh")
+    (tree / "mm" / "memory.c").write_text((tree / "mm" / "memory.c").read_text() + "\n")
+    p = run("run", "munmap", "--size", "4M", "--impl", f"tree:{tree}", timeout=600)
+    assert p.returncode == 0, p.stderr
+    assert not [f for f in stale if f.exists()]
+    # a commit without contpte.c: refused, and its half-made tree removed
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "Makefile").write_text("VERSION = 7\nPATCHLEVEL = 3\n")
+    git = ["git", "-C", str(repo), "-c", "user.email=lab@example.org", "-c", "user.name=lab"]
+    subprocess.run(git + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "-A"], check=True)
+    subprocess.run(git + ["commit", "-qm", "no contpte"], check=True)
+    trees = ROOT / "build" / "git-trees"
+    before = set(trees.glob("*")) if trees.exists() else set()
+    p = run("run", "munmap", "--size", "4M", "--impl", f"git:{repo}@HEAD")
+    assert p.returncode == 2 and "has no arch/arm64/mm/contpte.c" in p.stderr
+    after = set(trees.glob("*")) if trees.exists() else set()
+    assert not [d for d in after - before if ".tmp" in d.name]
