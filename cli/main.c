@@ -2,6 +2,7 @@
 /* The ptelab command: list, run, reproduce. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +170,12 @@ static int parse_u64(const char *s, u64 *v)
  */
 static int ensure_asan_runtime(char **argv)
 {
+	struct rlimit as;
+
+	/* ASan reserves terabytes of shadow: under ulimit -v it aborts before a line is said */
+	if (!getrlimit(RLIMIT_AS, &as) && as.rlim_cur != RLIM_INFINITY)
+		return die("--sanitize needs an unlimited address space (AddressSanitizer maps "
+			   "terabytes of shadow memory); run it after 'ulimit -v unlimited'");
 	if (dlsym(RTLD_DEFAULT, "__asan_init")) {
 		if (getenv("PTELAB_ASAN_REEXEC"))
 			unsetenv("LD_PRELOAD");

@@ -29,8 +29,22 @@ static bool directive(const char *line, const char *word, const char **rest)
 static char *part(const char *path, int first_line, const char *from, const char *to)
 {
 	size_t n = (size_t)(to - from);
-	char head[4200];
-	int h = snprintf(head, sizeof(head), "#line %d \"%s\"\n", first_line, path);
+	char head[8500], quoted[8300];
+	size_t q = 0;
+
+	/* the path as a C string: a quote, backslash or newline in it escaped */
+	for (const char *c = path; *c && q + 3 < sizeof(quoted); c++) {
+		if (*c == '"' || *c == '\\')
+			quoted[q++] = '\\';
+		if (*c == '\n') {
+			quoted[q++] = '\\';
+			quoted[q++] = 'n';
+		} else {
+			quoted[q++] = *c;
+		}
+	}
+	quoted[q] = 0;
+	int h = snprintf(head, sizeof(head), "#line %d \"%s\"\n", first_line, quoted);
 	char *out = malloc((size_t)h + n + 2);
 
 	if (!out)

@@ -697,3 +697,21 @@ def test_interrupted_builds_leave_nothing_for_ever(tmp_path):
     assert p.returncode == 2 and "has no arch/arm64/mm/contpte.c" in p.stderr
     after = set(trees.glob("*")) if trees.exists() else set()
     assert not [d for d in after - before if ".tmp" in d.name]
+
+
+@needs_73
+def test_tree_path_with_a_newline_builds(tmp_path):
+    """The #line directives name the tree's files with the path escaped."""
+    tree = make_tree(tmp_path, "new\nline")
+    p = run("run", "munmap", "--size", "4M", "--impl", f"tree:{tree}", "--json")
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert json.loads(p.stdout)["invariants"]["ok"]
+
+
+def test_sanitize_under_an_address_space_limit_says_so():
+    def limited():
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+    p = run("run", "munmap", "--size", "4M", "--impl", "ref", "--sanitize",
+            binary=ROOT / "ptelab", preexec=limited)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1
+    assert "--sanitize needs an unlimited address space" in p.stderr
