@@ -1237,6 +1237,11 @@ int cmd_reproduce(int argc, char **argv)
 	}
 	repro_jobs = (int)jobs;
 	out_signals();
+	/* say once what a newcomer's first run leaves out, and how to add it */
+	if (!fetched("linux-6.12") || !fetched("linux-7.3"))
+		fprintf(stderr, "ptelab: note: the kernel-backend rows (linux-6.12, linux-7.3) are left "
+			"out until their sources are fetched: 'ptelab kernels fetch 6.12 7.3' (about "
+			"160 MB each, once)\n");
 	if (jobs > 1 && nr_sel > 1) {
 		rc = run_parallel(sel, nr_sel, (int)jobs, out_dir, size);
 		if (rc > 1)

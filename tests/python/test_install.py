@@ -98,3 +98,12 @@ def test_werror_only_when_asked():
     plain = make("-n", "-B", "build/opt/hw/cpu.o", env=env).stdout
     strict = make("-n", "-B", "build/opt/hw/cpu.o", "W=e", env=env).stdout
     assert "-Werror" not in plain and "-Werror" in strict
+
+
+def test_first_reproduce_says_how_to_add_the_kernel_rows(staged, tmp_path):
+    env = dict(os.environ, HOME=str(tmp_path))
+    env.pop("PTELAB_HOME", None)
+    p = subprocess.run([str(staged / "bin" / "ptelab"), "reproduce", "S5", "--size", "64M"],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert "'ptelab kernels fetch 6.12 7.3'" in p.stderr.splitlines()[0]
