@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""How much of a tree's contpte.c `ptelab check` guards: mutation testing.
+"""How much of a tree's contpte.c (or, with --file and --functions, of the
+core-mm functions ptelab runs from it) `ptelab check` guards: mutation testing.
 
 Makes every small mutant of arch/arm64/mm/contpte.c that the operators
 below give (one change each, in function bodies only), builds each as a
@@ -268,7 +269,7 @@ def sweep(a, ms, ids):
             shutil.copytree(a.tree, tree, copy_function=link_or_copy)
             if k is not None:
                 op, fn, ln, what, text = ms[k]
-                dst = os.path.join(tree, CONTPTE)
+                dst = os.path.join(tree, a.file)
                 os.unlink(dst)  # maybe a hard link: never write through to the tree
                 with open(dst, "w") as f:
                     f.write(text)
@@ -316,6 +317,9 @@ def main(argv=None):
                     help="check's budget per mutant: no new work after it")
     ap.add_argument("--only", default=",".join(OPERATORS))
     ap.add_argument("--functions", default="")
+    ap.add_argument("--file", default=CONTPTE,
+                    help="the tree file to mutate (a core-mm file such as mm/memory.c "
+                         "needs --functions: ptelab compiles only the ones it takes)")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--ids", default="",
                     help="only these mutants (numbers as --list gives them)")
@@ -331,14 +335,20 @@ def main(argv=None):
         print(f"mutate: error: unknown operator {bad[0]!r}: use "
               f"{', '.join(OPERATORS)}", file=sys.stderr)
         return 2
-    path = os.path.join(a.tree, CONTPTE)
+    path = os.path.join(a.tree, a.file)
     if not os.path.isfile(path):
         print(f"mutate: error: {path} not found: --tree names a kernel "
-              "tree with arm64's contpte.c", file=sys.stderr)
+              f"tree with {a.file}", file=sys.stderr)
         return 2
     with open(path) as f:
         src = f.read()
     funcs = set(filter(None, a.functions.split(",")))
+    if a.file != CONTPTE and not funcs:
+        # a mutant of a function ptelab never compiles would be counted a survivor
+        print(f"mutate: error: --file {a.file} needs --functions: ptelab compiles only the "
+              "core-mm roots it takes from a tree and their helpers (kernel/core_roots.c)",
+              file=sys.stderr)
+        return 2
     known = {fn for _, fn, _, _, _ in mutants(src)}
     if funcs - known:
         print(f"mutate: error: no function {sorted(funcs - known)[0]!r} with mutants in "

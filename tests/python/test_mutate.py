@@ -113,3 +113,24 @@ def test_mutants_of_73_compile_and_check_catches_them():
     assert summary["killed"] + summary["survived"] == len(muts)
     # the sweep (the tree itself first) leaves no backend builds behind
     assert {f for f in backends.iterdir() if f.name.startswith("tree_")} <= before
+
+
+@needs_73
+def test_core_mm_functions_are_mutated_and_checked():
+    """--file mm/memory.c: mutants of the tree's own zap, which ptelab runs and check
+    judges; a core-mm file without --functions is refused (mutants of functions
+    ptelab never compiles would count as survivors)."""
+    p = subprocess.run([sys.executable, str(TOOL), "--tree", str(KERNEL), "--file", "mm/memory.c",
+                        "--list"], capture_output=True, text=True)
+    assert p.returncode == 2 and "needs --functions" in p.stderr
+    base = [sys.executable, str(TOOL), "--tree", str(KERNEL), "--file", "mm/memory.c",
+            "--functions", "zap_present_ptes"]
+    listed = subprocess.run(base + ["--list"], capture_output=True, text=True).stdout
+    batch = [l for l in listed.splitlines()
+             if "negate" in l and "folio_test_large(folio) && max_nr != 1" in l]
+    assert len(batch) == 1, listed
+    p = subprocess.run(base + ["--ids", batch[0].split()[0], "--sequences", "2", "--json"],
+                       capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stderr
+    m = json.loads(p.stdout.splitlines()[0])
+    assert m["function"] == "zap_present_ptes" and m["verdict"] == "killed", m
