@@ -104,8 +104,13 @@ static void core_first_error(const char *log, const char *tree, char *out, size_
 	}
 	for (start = e; start > log && start[-1] != '\n';)
 		start--;
-	for (const char *p = strstr(log, "In function "); p && p < start; p = strstr(p + 1, "In function "))
-		fn = p + 12;
+	/* gcc's last context line before the error: a function, or the top level (none) */
+	for (const char *p = log; (p = strstr(p, ": ")) && p < start; p++) {
+		if (!strncmp(p, ": In function ", 14))
+			fn = p + 14;
+		else if (!strncmp(p, ": At top level:", 15))
+			fn = NULL;
+	}
 	if (fn) {
 		size_t k = 0;
 
@@ -116,12 +121,44 @@ static void core_first_error(const char *log, const char *tree, char *out, size_
 			k++;
 		snprintf(func, sizeof(func), " (in %.*s)", (int)k, fn);
 	}
-	if (!strncmp(start, tree, tlen) && start[tlen] == '/')
-		start += tlen + 1;
-	const char *end = strchr(start, '\n');
-	int len = (int)(end ? end - start : (long)strlen(start));
+	const char *end = strchr(start, '\n'), *msg = e + 2, *loc = start;
+	int loc_len = (int)(e - start);
 
-	snprintf(out, n, "%.*s%s", len > 240 ? 240 : len, start, func);
+	/*
+	 * An error in a renamed name is placed at the unit's #define: the
+	 * tree's own place is the "in expansion of macro" note that follows.
+	 */
+	if (strncmp(start, tree, tlen)) {
+		const char *next = strstr(e + 1, ": error: ");
+
+		for (const char *l = end; l && *l && (!next || l < next); l = strchr(l + 1, '\n')) {
+			const char *line = l + 1, *note = strstr(line, ": note: in expansion of macro");
+			const char *eol = strchr(line, '\n');
+
+			if (note && (!eol || note < eol) && !strncmp(line, tree, tlen)) {
+				loc = line;
+				loc_len = (int)(note - line);
+				break;
+			}
+		}
+	}
+	if (!strncmp(loc, tree, tlen) && loc[tlen] == '/') {
+		loc += tlen + 1;
+		loc_len -= (int)tlen + 1;
+	}
+	/* the message in the tree's names: the unit's renaming undone */
+	char text[320];
+	size_t k = 0;
+
+	for (const char *c = msg; c < (end ? end : msg + strlen(msg)) && k + 1 < sizeof(text);) {
+		if (!strncmp(c, "__ptelab_tree_", 14)) {
+			c += 14;
+			continue;
+		}
+		text[k++] = *c++;
+	}
+	text[k] = 0;
+	snprintf(out, n, "%.*s: %.200s%s", loc_len > 120 ? 120 : loc_len, loc, text, func);
 }
 
 int kernel_build_core(const char *name, const char *tree, char *so_path, size_t so_len,

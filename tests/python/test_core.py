@@ -311,3 +311,38 @@ def test_check_names_a_batch_past_its_range(tmp_path):
            "\tint max_nr = (end - addr) / PAGE_SIZE + 16;\n\tint nr = 0;\n")
     rows = _check_rows(tree)
     assert any(r["violations"] or r["finding"] for r in rows)
+
+
+@needs_73
+def test_git_revisions_of_an_mm_patch_compare(tmp_path):
+    """Two git: revisions, the second one's zap_present_ptes unbatched: side by
+    side, each runs its own core-mm code."""
+    repo = _copy(tmp_path, "repo")
+    git = ["git", "-C", str(repo), "-c", "user.email=lab@example.org", "-c", "user.name=lab"]
+    subprocess.run(git + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "-A"], check=True)
+    subprocess.run(git + ["commit", "-qm", "base"], check=True)
+    _patch(repo, "if (unlikely(folio_test_large(folio) && max_nr != 1)) {",
+           "if (0 && unlikely(folio_test_large(folio) && max_nr != 1)) {")
+    subprocess.run(git + ["commit", "-qam", "zap: no batch"], check=True)
+    p = ptelab("run", "munmap", "--size", "64M", "--folio-size", "64K", "--json", "--no-perf",
+               "--impl", f"git:{repo}@HEAD~1,git:{repo}@HEAD")
+    assert p.returncode == 0, p.stderr
+    base, patched = (json.loads(l) for l in p.stdout.splitlines())
+    assert base["backend"]["core"] == patched["backend"]["core"] == "tree"
+    assert (base["events"]["dsb"], patched["events"]["dsb"]) == (2, 2052)
+    assert (base["events"]["unfold"], patched["events"]["unfold"]) == (0, 1024)
+
+
+@needs_73
+def test_an_error_in_a_renamed_name_is_placed_in_the_tree(tmp_path):
+    """gcc places an error in a token the unit renamed at the unit's #define;
+    the message gives the tree's own place (the macro-expansion note) and names."""
+    tree = _copy(tmp_path)
+    _patch(tree, "static unsigned long zap_pte_range(struct mmu_gather *tlb,",
+           "static unsigned longg zap_pte_range(struct mmu_gather *tlb,")
+    p = ptelab("run", "munmap", "--impl", f"tree:{tree}", "--size", "4M")
+    assert p.returncode == 2
+    err = p.stderr.strip().splitlines()[-1]
+    assert "shim: mm/memory.c:" in err and "before ‘zap_pte_range’" in err, err
+    assert "__ptelab_tree_" not in err
