@@ -2,6 +2,7 @@
 /* zap/munmap: counts return to zero, no TLB entry survives, batching pays. */
 #include "tests/ktap.h"
 #include "tests/lab_test.h"
+#include "mm/filemap.h"
 #include "mm/switches.h"
 
 /* zap_pte_range of contpte series v3 (S2's clear-ptes) for the next zap_run */
@@ -171,7 +172,42 @@ static void test_x86_shootdown(void)
 	t_teardown(&t);
 }
 
+/*
+ * munmap of a shared file mapping, 4 MiB in 64K folios, read or written:
+ * the gather flushes it needed. A dirty file folio's rmap removal waits
+ * for the TLB flush, forced under each PTE table's lock (tlb_delay_rmap,
+ * tlb_flush_rmaps): one more flush per table.
+ */
+static u64 file_munmap_flushes(bool write, bool *dirty)
+{
+	struct t_lab t;
+	u64 len = 2 * SZ_2M, before;
+
+	t_setup(&t, "arm64", SZ_64K, SZ_64K, HW_POLICY_ACCESSED);
+	struct address_space *file = address_space_create(len, 4);
+	EXPECT(mmap_file(t.mm, T_BASE + SZ_2M, len, file, 0, VM_READ | VM_WRITE | VM_SHARED));
+	for (u64 a = 0; a < len; a += PAGE_SIZE)
+		access_user(t.cpu, t.mm, T_BASE + SZ_2M + a, write);
+	before = hw_events.v[EV_gather_flush];
+	EXPECT_EQ(do_munmap(t.mm, T_BASE + SZ_2M, len), 0);
+	mm_check_invariants(t.mm);
+	EXPECT_EQ(hw_violations.total, 0);
+	*dirty = folio_test_dirty(filemap_get_folio(file, 0));
+	return hw_events.v[EV_gather_flush] - before;
+}
+
+static void test_dirty_file_rmap_waits_for_the_flush(void)
+{
+	bool dirty;
+
+	EXPECT_EQ(file_munmap_flushes(false, &dirty), 1);
+	EXPECT(!dirty);
+	EXPECT_EQ(file_munmap_flushes(true, &dirty), 1 + 2);
+	EXPECT(dirty);
+}
+
 static const struct ktap_case cases[] = {
+	{ "dirty_file_rmap_waits_for_the_flush", test_dirty_file_rmap_waits_for_the_flush },
 	{ "x86_shootdown", test_x86_shootdown },
 	{ "batched_saves_rmap_and_refs", test_batched_saves_rmap_and_refs },
 	{ "clear_ptes_v3_exact_counts", test_clear_ptes_v3_exact_counts },
