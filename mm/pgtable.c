@@ -110,18 +110,13 @@ pte_t *pte_offset_map_lock(struct mm_struct *mm, pmd_t *pmdp, unsigned long addr
 pte_t *pte_offset_map_trylock(struct mm_struct *mm, pmd_t *pmdp, unsigned long addr,
 			      spinlock_t **ptlp)
 {
-	pte_t *ptep = pte_offset_map(pmdp, addr);
-	struct pt_meta *meta;
+	pte_t *ptep = pte_offset_map_nolock(mm, pmdp, addr, ptlp);
 
-	(void)mm;
-	*ptlp = NULL;
-	if (!ptep)
+	if (!ptep || !ptlock_trylock(ptl_meta(*ptlp))) {
+		*ptlp = NULL;
 		return NULL;
-	meta = hw_pt_meta(&ptep->pte);
-	if (!ptlock_trylock(meta))
-		return NULL;
+	}
 	hw_count(EV_lock_acquire, 1);
-	*ptlp = &meta->ptl_held;
 	(**ptlp)++;
 	return ptep;
 }
