@@ -326,13 +326,20 @@ static char *ctx_of(struct cond_level *lv, int depth)
 	return b.s;
 }
 
-static int line_of(const char *text, size_t off)
-{
-	int line = 1;
+/* An offset's line, counted on from the last one asked (items come in order). */
+struct line_cursor {
+	size_t off;
+	int line;
+};
 
-	for (size_t i = 0; i < off; i++)
-		line += text[i] == '\n';
-	return line;
+static int line_of(const char *text, size_t off, struct line_cursor *c)
+{
+	if (off < c->off)
+		*c = (struct line_cursor){ 0, 1 };
+	for (size_t i = c->off; i < off; i++)
+		c->line += text[i] == '\n';
+	c->off = off;
+	return c->line;
 }
 
 /* Cuts one file into items. */
@@ -341,6 +348,7 @@ static int parse_file(struct unit *u, int f)
 	const char *text = u->req->files[f].text, *code = u->code[f];
 	size_t n = strlen(code), i = 0;
 	struct cond_level lv[64];
+	struct line_cursor lc = { 0, 1 };
 	int depth = 0, rc = 0;
 
 	while (i < n) {
@@ -397,7 +405,7 @@ static int parse_file(struct unit *u, int f)
 				it->start = s;
 				it->end = e;
 				it->kind = IT_MACRO;
-				it->line = line_of(text, s);
+				it->line = line_of(text, s, &lc);
 				it->ctx = ctx_of(lv, depth);
 				it->nr_ctx = depth;
 				add_name(it, nm, ident_len(nm));
@@ -505,7 +513,7 @@ static int parse_file(struct unit *u, int f)
 			rc = -1;
 			break;
 		}
-		it.line = line_of(text, s);
+		it.line = line_of(text, s, &lc);
 		it.ctx = ctx_of(lv, depth);
 		it.nr_ctx = depth;
 		*slot = it;
