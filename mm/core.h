@@ -25,6 +25,9 @@ struct mm_core_ops {
 	/* mlock_walk_ops.pmd_entry (mm/pagewalk.h's struct mm_walk) */
 	int (*mlock_pte_range)(pmd_t *pmd, unsigned long addr, unsigned long end,
 			       struct mm_walk *walk);
+	/* MGLRU aging: one PTE table's share of walk_mm (args->private: struct lru_gen_mm_walk) */
+	bool (*walk_pte_range)(pmd_t *pmd, unsigned long start, unsigned long end,
+			       struct mm_walk *args);
 	/* fork: one PTE table's share of copy_page_range (0, or < 0 on failure) */
 	int (*copy_pte_range)(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
 			      pmd_t *dst_pmd, pmd_t *src_pmd, unsigned long addr, unsigned long end);

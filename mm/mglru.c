@@ -16,6 +16,7 @@
 
 #include "hw/host.h"
 #include "hw/pgtable_mem.h"
+#include "mm/core.h"
 #include "mm/filemap.h"
 #include "mm/lru.h"
 #include "include/sched.h"
@@ -330,7 +331,7 @@ static struct folio *lru_gen_folio_of(pte_t pte)
  */
 static unsigned int age_pte_run(struct lruvec *lruvec, struct vm_area_struct *vma,
 				unsigned long addr, pte_t *ptep, unsigned long end,
-				unsigned int *young, bool spte_young, u64 *batched)
+				unsigned int *young, bool spte_young, int *batched)
 {
 	pte_t ptent = ptep_get(ptep);
 	struct folio *folio;
@@ -504,37 +505,33 @@ bool lru_gen_look_around(struct page_vma_mapped_walk *pvmw, unsigned int nr)
 	return folio_young;
 }
 
-/* what one aging walk carries (struct lru_gen_mm_walk) */
-struct lru_gen_mm_walk {
-	struct lruvec *lruvec;
-	struct reclaim_stat *rs;
-	u64 seq; /* the max_seq this walk ages for: its Bloom filters are seq's and seq + 1's */
-	u64 batched; /* folios promoted since the walk last looked up (walk->batched) */
-};
-
-
 /* Whether a reclaimer sleeps on mm_state_wait now (wq_has_sleeper). */
 static bool mm_state_has_sleeper(void)
 {
 	return mm_state_wait.list.head != NULL;
 }
 
-static void walk_pte_range(struct lru_gen_mm_walk *mm_walk, struct vm_area_struct *vma,
-			   pmd_t *pmdp, unsigned long start, unsigned long end)
+/*
+ * One PTE table's share of an aging walk: its young entries' folios go to
+ * max_seq. Returns whether the table is worth walking at the next aging
+ * (its young entries average one per cache line, or, 7.2+, it was locked
+ * and not walked now).
+ */
+static bool walk_pte_range(pmd_t *pmdp, unsigned long start, unsigned long end,
+			   struct mm_walk *args)
 {
 	PERF_FUNC();
-	struct lruvec *lruvec = mm_walk->lruvec;
+	struct lru_gen_mm_walk *walk = args->private;
+	struct vm_area_struct *vma = args->vma;
+	struct lruvec *lruvec = walk->lruvec;
 	spinlock_t *ptl;
-	pte_t *table = pte_offset_map_trylock(vma->vm_mm, pmdp, start, &ptl), *ptep = table;
+	pte_t *table = pte_offset_map_trylock(args->mm, pmdp, start, &ptl), *ptep = table;
 	int total = 0, young = 0;
 	unsigned int nr;
 
 	/* spin_trylock: a table another task has locked is not waited for */
-	if (!table) {
-		if (mm_sw.lru_gen_7_2) /* 7.2+: scanned at the next aging */
-			update_bloom_filter(lruvec, mm_walk->seq + 1, pmdp);
-		return;
-	}
+	if (!table)
+		return mm_sw.lru_gen_7_2; /* 7.2+: scanned at the next aging */
 
 	unsigned long window = start;
 	u64 spte = 0;
@@ -551,15 +548,26 @@ static void walk_pte_range(struct lru_gen_mm_walk *mm_walk, struct vm_area_struc
 		u64 bit = (addr - window) >> PAGE_SHIFT;
 
 		nr = age_pte_run(lruvec, vma, addr, ptep, end, &y, bit < 64 && (spte >> bit & 1),
-				 &mm_walk->batched);
+				 &walk->batched);
 		total += (int)nr;
 		young += (int)y;
 	}
 	pte_unmap_unlock(table, ptl);
-	mm_walk->rs->nr_walk_ptes += (u64)total;
-	/* tables worth walking again are remembered for the next aging */
-	if (suitable_to_scan(total, young))
-		update_bloom_filter(lruvec, mm_walk->seq + 1, pmdp);
+	walk->mm_stats[MM_LEAF_TOTAL] += (unsigned long)total;
+	walk->mm_stats[MM_LEAF_YOUNG] += (unsigned long)young;
+	return suitable_to_scan(total, young);
+}
+
+/*
+ * The tree's walk_pte_range (mm/core.h), unless a switch or an S3 variant
+ * asks for a walk the tree does not have (--without young-batch, the
+ * 6.1 .. 6.11 host-only young bits, the seed's secondary-MMU window, 6.x's
+ * dropped locked tables): those are the twin's.
+ */
+static bool tree_walk_pte_range(void)
+{
+	return mm_core && mm_core->walk_pte_range && mm_sw.young_batch &&
+	       mm_sw.lru_gen_spte == LRU_GEN_SPTE_NOTIFY && !spte_window_on() && mm_sw.lru_gen_7_2;
 }
 
 /* walk_pmd_range (7.3): a table the Bloom filter allows is scanned */
@@ -589,7 +597,18 @@ static int walk_pmd_entry(pmd_t *pmdp, unsigned long addr, unsigned long next, s
 		mm_walk->rs->nr_bloom_skipped++;
 		return 0;
 	}
-	walk_pte_range(mm_walk, walk->vma, pmdp, addr, next);
+	mm_walk->mm_stats[MM_NONLEAF_FOUND]++;
+
+	unsigned long walked = mm_walk->mm_stats[MM_LEAF_TOTAL];
+	bool again = tree_walk_pte_range() ? mm_core->walk_pte_range(pmdp, addr, next, walk)
+					   : walk_pte_range(pmdp, addr, next, walk);
+
+	mm_walk->rs->nr_walk_ptes += mm_walk->mm_stats[MM_LEAF_TOTAL] - walked;
+	if (again) {
+		/* carry over to the next generation */
+		mm_walk->mm_stats[MM_NONLEAF_ADDED]++;
+		update_bloom_filter(lruvec, mm_walk->seq + 1, pmdp);
+	}
 	return 0;
 }
 

@@ -52,6 +52,33 @@ struct reclaim_state {
 
 extern bool lru_gen_enabled;
 
+/* include/linux/mmzone.h: what an aging walk counts (walk->mm_stats) */
+enum {
+	MM_LEAF_TOTAL,    /* PTEs the walk looked at */
+	MM_LEAF_YOUNG,    /* ... that were young */
+	MM_NONLEAF_FOUND, /* PTE tables the Bloom filter let it walk */
+	MM_NONLEAF_ADDED, /* ... that went into the next generation's filter */
+	NR_MM_STATS
+};
+
+/*
+ * include/linux/mmzone.h's struct lru_gen_mm_walk: what one aging walk
+ * carries, with the kernel's field names, so a tree's walk_pte_range
+ * (kernel/core_roots.c) runs on the twin's walk. The lab keeps no per-walk
+ * page deltas (nr_pages): its lrugen counts pages by the list they sit
+ * on, which sort_folio moves them between (mm/mglru.c).
+ */
+struct lru_gen_mm_walk {
+	struct lruvec *lruvec;
+	unsigned long seq; /* the max_seq this walk ages for: its Bloom filters are seq's and seq + 1's */
+	unsigned long mm_stats[NR_MM_STATS];
+	int batched; /* folios promoted since the walk last took the lru_lock (reset_batch_size) */
+	int swappiness;
+	bool can_swap; /* 6.x's get_pfn_folio(): anon folios too */
+	bool force_scan;
+	struct reclaim_stat *rs; /* the lab's: where the walk's counts go */
+};
+
 struct page_vma_mapped_walk;
 bool lru_gen_look_around(struct page_vma_mapped_walk *pvmw, unsigned int nr);
 
