@@ -324,14 +324,68 @@ static struct folio *lru_gen_folio_of(pte_t pte)
 }
 
 /*
+ * What a young scan (aging walk or look-around) carries from one run of
+ * entries to the next: walk_pte_range()'s and lru_gen_look_around()'s
+ * locals.
+ */
+struct young_scan {
+	struct lruvec *lruvec;
+	u64 seq;            /* DEFINE_MAX_SEQ at the scan's start: where young folios go */
+	int *batched;       /* the aging walk's count of folios it moved; NULL: look-around */
+	struct folio *last; /* the young folio whose update waits for the next one (6.14+) */
+	bool dirty;         /* ... and whether a young entry of it was dirty */
+};
+
+/*
+ * walk_update_folio: dirt seen in the page tables goes to the folio, and
+ * the folio to the scan's generation; the aging walk counts the folios it
+ * moved (update_batch_size).
+ */
+static void walk_update_folio(struct young_scan *ys, struct folio *folio, bool dirty)
+{
+	if (!folio)
+		return;
+	if (dirty && !folio_test_dirty(folio) && !folio_test_anon(folio))
+		folio_set_dirty(folio);
+	if (folio_update_gen(folio, ys->seq) && ys->batched)
+		(*ys->batched)++;
+}
+
+/*
+ * A young folio's update: from 6.14 (7.2 and 7.3 have it, 6.12 not) once
+ * the scan reaches the next young folio or its end (young_scan_done), a
+ * folio's young runs counted once; before, at once, run by run.
+ */
+static void young_scan_folio(struct young_scan *ys, struct folio *folio, pte_t ptent)
+{
+	if (mm_sw.lru_gen_add != LRU_GEN_ADD_6_14) {
+		walk_update_folio(ys, folio, pte_dirty(ptent));
+		return;
+	}
+	if (ys->last != folio) {
+		walk_update_folio(ys, ys->last, ys->dirty);
+		ys->last = folio;
+		ys->dirty = false;
+	}
+	if (pte_dirty(ptent))
+		ys->dirty = true;
+}
+
+static void young_scan_done(struct young_scan *ys)
+{
+	walk_update_folio(ys, ys->last, ys->dirty);
+	ys->last = NULL;
+}
+
+/*
  * One step of a young scan (look-around or aging walk): read the entry;
  * a present, young one mapping an LRU folio gets its run tested and, if
- * still young, the folio is promoted to max_seq. Returns how many entries
- * the step covered; *young how many of them were young.
+ * still young, the folio goes to the scan's generation. Returns how many
+ * entries the step covered; *young how many of them were young.
  */
-static unsigned int age_pte_run(struct lruvec *lruvec, struct vm_area_struct *vma,
+static unsigned int age_pte_run(struct young_scan *ys, struct vm_area_struct *vma,
 				unsigned long addr, pte_t *ptep, unsigned long end,
-				unsigned int *young, bool spte_young, int *batched)
+				unsigned int *young, bool spte_young)
 {
 	pte_t ptent = ptep_get(ptep);
 	struct folio *folio;
@@ -352,12 +406,7 @@ static unsigned int age_pte_run(struct lruvec *lruvec, struct vm_area_struct *vm
 		return 1;
 	nr = run_of(folio, addr, ptep, &ptent, (unsigned int)((end - addr) >> PAGE_SHIFT));
 	if (young_test(vma, addr, ptep, nr) || spte_young) {
-		/* walk_update_folio(): dirt seen in the page tables goes to the folio */
-		if (pte_dirty(ptent) && !folio_test_dirty(folio) && !folio_test_anon(folio))
-			folio_set_dirty(folio);
-		/* update_batch_size: the walk counts the folios it moved to another generation */
-		if (folio_update_gen(folio, lruvec->lrugen.max_seq) && batched)
-			(*batched)++;
+		young_scan_folio(ys, folio, ptent);
 		*young = nr;
 	}
 	return nr;
@@ -480,6 +529,7 @@ bool lru_gen_look_around(struct page_vma_mapped_walk *pvmw, unsigned int nr)
 		}
 	}
 	unsigned long folio_addr = addr, folio_end = addr + nr * PAGE_SIZE;
+	struct young_scan ys = { .lruvec = lruvec, .seq = lruvec->lrugen.max_seq };
 
 	if (seed) {
 		/* the page itself was counted by should_look_around() */
@@ -490,14 +540,15 @@ bool lru_gen_look_around(struct page_vma_mapped_walk *pvmw, unsigned int nr)
 	for (addr = start; addr != end; i += (int)nr, pte += nr, addr += nr * PAGE_SIZE) {
 		unsigned int y;
 
-		nr = age_pte_run(lruvec, vma, addr, pte, end, &y,
-				 seed && (spte >> ((addr - start) >> PAGE_SHIFT) & 1), NULL);
+		nr = age_pte_run(&ys, vma, addr, pte, end, &y,
+				 seed && (spte >> ((addr - start) >> PAGE_SHIFT) & 1));
 		if (seed && y && addr >= folio_addr && addr < folio_end)
 			folio_young = true;
 		else if (rstate && rstate->stat)
 			rstate->stat->nr_look_around_young += y;
 		young += (int)y;
 	}
+	young_scan_done(&ys);
 	/* feedback from rmap walkers to page table walkers */
 	if (suitable_to_scan(i, young))
 		update_bloom_filter(lruvec, lruvec->lrugen.max_seq, pvmw->pmd);
@@ -523,7 +574,8 @@ static bool walk_pte_range(pmd_t *pmdp, unsigned long start, unsigned long end,
 	PERF_FUNC();
 	struct lru_gen_mm_walk *walk = args->private;
 	struct vm_area_struct *vma = args->vma;
-	struct lruvec *lruvec = walk->lruvec;
+	struct young_scan ys = { .lruvec = walk->lruvec, .seq = walk->lruvec->lrugen.max_seq,
+				 .batched = &walk->batched };
 	spinlock_t *ptl;
 	pte_t *table = pte_offset_map_trylock(args->mm, pmdp, start, &ptl), *ptep = table;
 	int total = 0, young = 0;
@@ -547,11 +599,11 @@ static bool walk_pte_range(pmd_t *pmdp, unsigned long start, unsigned long end,
 		}
 		u64 bit = (addr - window) >> PAGE_SHIFT;
 
-		nr = age_pte_run(lruvec, vma, addr, ptep, end, &y, bit < 64 && (spte >> bit & 1),
-				 &walk->batched);
+		nr = age_pte_run(&ys, vma, addr, ptep, end, &y, bit < 64 && (spte >> bit & 1));
 		total += (int)nr;
 		young += (int)y;
 	}
+	young_scan_done(&ys);
 	pte_unmap_unlock(table, ptl);
 	walk->mm_stats[MM_LEAF_TOTAL] += (unsigned long)total;
 	walk->mm_stats[MM_LEAF_YOUNG] += (unsigned long)young;
