@@ -18,6 +18,7 @@ const struct core_file core_files[] = {
 	{ "mm/memory.c", NULL },
 	{ "mm/rmap.c", NULL },
 	{ "mm/mlock.c", NULL },
+	{ "mm/vmscan.c", NULL },
 };
 
 const unsigned int nr_core_files = sizeof(core_files) / sizeof(core_files[0]);
@@ -49,6 +50,8 @@ static const struct core_boundary rmap_boundary[] = {
 	{ "pmdp_clear_flush_young_notify", "the lab ages no PMD-mapped folio through rmap" },
 	{ "test_and_clear_young_ptes_notify", "ptelab's notifier calls (mm/mmu_notifier.h)" },
 	{ "pmdp_test_and_clear_young_notify", "the lab ages no PMD-mapped folio through rmap" },
+	{ "lru_gen_look_around", "ptelab's look-around (mm/mglru.c), with S3's secondary-MMU "
+				 "eras; called with 6.x's or 7.x's arity (kernel/shim/core.h)" },
 	{ "mlock_vma_folio", "the lab's mlock moves every folio of the range when it locks: "
 			     "no mlock is ever missed for reclaim to restore (kernel/shim/core.h)" },
 	{ NULL, NULL },
@@ -78,11 +81,28 @@ static const struct core_boundary fork_boundary[] = {
 	{ NULL, NULL },
 };
 
+static const char *const mglru_roots[] = { "walk_pte_range", NULL };
+
+static const struct core_boundary mglru_boundary[] = {
+	{ "folio_update_gen", "ptelab's generations (page.gen) and promotion rule (mm/mglru.c); "
+			      "the shim passes the walk's max_seq" },
+	{ "update_batch_size", "ptelab's lrugen counts pages by the list they sit on (sort_folio "
+			       "moves them), so the walk keeps only its batched count" },
+	{ "lru_gen_set_refs", "look-around's promotion (no walk): not reached from the aging walk" },
+	{ "folio_activate", "the same" },
+	{ "get_next_vma", "ptelab's walk_mm visits VMAs one by one: a table two VMAs share is "
+			  "walked once for each" },
+	{ "test_and_clear_young_ptes_notify", "ptelab's notifier calls (mm/mmu_notifier.h)" },
+	{ "ptep_clear_young_notify", "the same (6.x, one PTE)" },
+	{ NULL, NULL },
+};
+
 const struct core_root_set core_root_sets[] = {
 	{ "zap", zap_roots, zap_boundary },
 	{ "rmap", rmap_roots, rmap_boundary },
 	{ "mlock", mlock_roots, mlock_boundary },
 	{ "fork", fork_roots, fork_boundary },
+	{ "mglru", mglru_roots, mglru_boundary },
 };
 
 const unsigned int nr_core_root_sets = sizeof(core_root_sets) / sizeof(core_root_sets[0]);

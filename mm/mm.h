@@ -82,6 +82,7 @@ void pte_unmap_unlock(pte_t *ptep, spinlock_t *ptl);
 pte_t *pte_offset_map_nolock(struct mm_struct *mm, pmd_t *pmdp, unsigned long addr,
 			     spinlock_t **ptlp);
 void pte_spin_lock(spinlock_t *ptl);
+bool pte_spin_trylock(spinlock_t *ptl);
 /* The split PTE lock as a lock on the sim engine (mm/ptlock.c); counted only elsewhere. */
 struct pt_meta;
 void ptlock_lock(const struct pt_meta *meta);

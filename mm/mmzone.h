@@ -18,6 +18,9 @@ enum zone_watermarks {
 };
 
 struct pglist_data {
+	/* the lab's one node spans every page frame (pgdat_end_pfn() is max_pfn) */
+	unsigned long node_start_pfn;
+	int node_id;
 	u64 watermark[NR_WMARK];   /* free pages; all 0: no reclaim on allocation */
 	struct sim_waitq kswapd_wait;
 	bool kswapd_sleeping;      /* in kswapd_try_to_sleep(), to be woken */

@@ -107,17 +107,25 @@ pte_t *pte_offset_map_lock(struct mm_struct *mm, pmd_t *pmdp, unsigned long addr
 	return ptep;
 }
 
+/* spin_trylock() of a PTE table's lock: counted when taken. */
+bool pte_spin_trylock(spinlock_t *ptl)
+{
+	if (!ptlock_trylock(ptl_meta(ptl)))
+		return false;
+	hw_count(EV_lock_acquire, 1);
+	(*ptl)++;
+	return true;
+}
+
 pte_t *pte_offset_map_trylock(struct mm_struct *mm, pmd_t *pmdp, unsigned long addr,
 			      spinlock_t **ptlp)
 {
 	pte_t *ptep = pte_offset_map_nolock(mm, pmdp, addr, ptlp);
 
-	if (!ptep || !ptlock_trylock(ptl_meta(*ptlp))) {
+	if (!ptep || !pte_spin_trylock(*ptlp)) {
 		*ptlp = NULL;
 		return NULL;
 	}
-	hw_count(EV_lock_acquire, 1);
-	(**ptlp)++;
 	return ptep;
 }
 

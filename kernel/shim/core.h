@@ -35,6 +35,8 @@
 #define CONFIG_MMU 1
 #define CONFIG_SMP 1 /* tlb_delay_rmap(): the SMP kernel's delayed rmap */
 #define CONFIG_MMU_NOTIFIER 1 /* secondary MMUs follow the lab's mms (S3) */
+#define CONFIG_LRU_GEN 1 /* the multi-gen LRU (--lru mglru) */
+#define CONFIG_LRU_GEN_WALKS_MMU 1 /* its aging walks page tables (arm64 and x86 set young in hardware) */
 
 /* include/linux/compiler*.h, printk.h: what the lab needs none of */
 #define __must_check
@@ -214,7 +216,11 @@ static inline struct folio *pfn_swap_entry_folio(swp_entry_t e) { return NULL; }
 	(ptelab_kernel_unsupported(__FILE__, __LINE__, #call ": CONFIG_PT_RECLAIM is off"), 0)
 #define pmd_lockptr(mm, pmd) ((spinlock_t *)PT_RECLAIM_OFF(pmd_lockptr))
 #define pmd_lock(mm, pmd) ((spinlock_t *)PT_RECLAIM_OFF(pmd_lock))
-#define spin_trylock(l) PT_RECLAIM_OFF(spin_trylock)
+/* a PTE table's lock (MGLRU's walk); a PMD's only with PT_RECLAIM, whose pmd_lockptr() said so */
+static inline bool spin_trylock(spinlock_t *l)
+{
+	return l && pte_spin_trylock(l);
+}
 /* a PTE table's lock (pte_offset_map_lock's), or a PMD's (pmd_trans_huge_lock's) */
 extern spinlock_t ptelab_pmd_lock;
 static inline void spin_unlock(spinlock_t *l)
@@ -393,6 +399,66 @@ static inline softleaf_t softleaf_mk_none(void) { return (softleaf_t){ 0 }; }
 	(ptelab_kernel_unsupported(__FILE__, __LINE__, "folio_prealloc: no pinned pages"), \
 	 (struct folio *)NULL)
 #define GFP_KERNEL 0
+
+/*
+ * MGLRU's aging walk (mm/vmscan.c walk_pte_range): the twin's walk
+ * (struct lru_gen_mm_walk, mm/reclaim.h), generations and Bloom filters
+ * at the boundary. One node, no memcg: every folio is the root
+ * lruvec's.
+ */
+#include "mm/mmzone.h"
+struct mem_cgroup;
+#define lruvec_memcg(lruvec) ((struct mem_cgroup *)NULL)
+#define folio_memcg(folio) ((struct mem_cgroup *)NULL)
+#define folio_memcg_rcu(folio) ((struct mem_cgroup *)NULL)
+#define lruvec_pgdat(lruvec) (&node_data)
+#define folio_nid(folio) 0
+static inline unsigned long pgdat_end_pfn(const struct pglist_data *pgdat)
+{
+	return pgdat->node_start_pfn + max_pfn;
+}
+static inline bool pfn_valid(unsigned long pfn) { return pfn < max_pfn; }
+static inline bool is_zero_pfn(unsigned long pfn) { return false; }
+static inline bool pte_devmap(pte_t pte) { return false; }
+/* no special PTEs (zero page, PFN maps) in the lab, as vm_normal_page() above says */
+static inline bool pte_special(pte_t pte) { return false; }
+#define rcu_read_lock() ((void)0)
+#define rcu_read_unlock() ((void)0)
+#define cache_line_size() 64
+#define clamp_t(type, v, lo, hi) min_t(type, max_t(type, v, lo), hi)
+/* include/linux/mm_inline.h; page.gen is the generation + 1, 0 off the generations */
+static inline int lru_gen_from_seq(unsigned long seq) { return (int)(seq % MAX_NR_GENS); }
+static inline int folio_lru_gen(const struct folio *folio) { return (int)folio->page.gen - 1; }
+static inline bool folio_is_file_lru(const struct folio *folio)
+{
+	return !folio_test_swapbacked(folio);
+}
+/* shmem keeps no swap-cache copy in the lab (mm/shmem.c) */
+static inline bool folio_test_swapcache(const struct folio *folio) { return false; }
+/*
+ * folio_update_gen(): the twin's (mm/mglru.c), which takes the seq whose
+ * generation gen is: the walk's max_seq. Returns the old generation, or
+ * -1 if the folio stayed (isolated by reclaim). 7.3 passes the VMA's flags.
+ */
+static inline int ptelab_core_folio_update_gen(struct folio *folio, int gen)
+{
+	unsigned long seq = folio_lruvec(folio)->lrugen.max_seq;
+	int old = folio_lru_gen(folio);
+
+	while (lru_gen_from_seq(seq) != gen)
+		seq--;
+	return folio_update_gen(folio, seq) || old == gen ? old : -1;
+}
+#define folio_update_gen(folio, gen, ...) ptelab_core_folio_update_gen(folio, gen)
+/* the twin's walk counts the folios it moved; its lrugen counts pages by list, not by walk deltas */
+#define update_batch_size(walk, folio, old_gen, new_gen) ((void)((walk)->batched++))
+/* look-around's promotion (walk == NULL): not reached from the aging walk */
+#define lru_gen_set_refs(folio, ...) \
+	(ptelab_kernel_unsupported(__FILE__, __LINE__, "lru_gen_set_refs: look-around's promotion"), false)
+#define folio_activate(folio) \
+	ptelab_kernel_unsupported(__FILE__, __LINE__, "folio_activate: look-around's promotion")
+/* ptelab's walk_mm visits the VMAs one by one: a table two VMAs share is walked once for each */
+#define get_next_vma(mask, size, args, start, end) false
 
 /*
  * The tree's functions by address (the unit's last definition, written by

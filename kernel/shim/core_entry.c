@@ -119,4 +119,5 @@ __attribute__((visibility("default"))) const struct mm_core_ops ptelab_core_ops 
 	.folio_referenced_one = folio_referenced_one,
 	.mlock_pte_range = mlock_pte_range,
 	.copy_pte_range = copy_pte_range,
+	.walk_pte_range = walk_pte_range,
 };
