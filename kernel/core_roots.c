@@ -50,8 +50,6 @@ static const struct core_boundary rmap_boundary[] = {
 	{ "pmdp_clear_flush_young_notify", "the lab ages no PMD-mapped folio through rmap" },
 	{ "test_and_clear_young_ptes_notify", "ptelab's notifier calls (mm/mmu_notifier.h)" },
 	{ "pmdp_test_and_clear_young_notify", "the lab ages no PMD-mapped folio through rmap" },
-	{ "lru_gen_look_around", "ptelab's look-around (mm/mglru.c), with S3's secondary-MMU "
-				 "eras; called with 6.x's or 7.x's arity (kernel/shim/core.h)" },
 	{ "mlock_vma_folio", "the lab's mlock moves every folio of the range when it locks: "
 			     "no mlock is ever missed for reclaim to restore (kernel/shim/core.h)" },
 	{ NULL, NULL },
@@ -81,15 +79,19 @@ static const struct core_boundary fork_boundary[] = {
 	{ NULL, NULL },
 };
 
-static const char *const mglru_roots[] = { "walk_pte_range", NULL };
+static const char *const mglru_roots[] = { "walk_pte_range", "lru_gen_look_around", NULL };
 
 static const struct core_boundary mglru_boundary[] = {
 	{ "folio_update_gen", "ptelab's generations (page.gen) and promotion rule (mm/mglru.c); "
 			      "the shim passes the walk's max_seq" },
 	{ "update_batch_size", "ptelab's lrugen counts pages by the list they sit on (sort_folio "
 			       "moves them), so the walk keeps only its batched count" },
-	{ "lru_gen_set_refs", "look-around's promotion (no walk): not reached from the aging walk" },
+	{ "lru_gen_set_refs", "look-around without a walk (the kernel's direct reclaim): the lab's "
+			      "reclaimers always carry one (mm/reclaim.h struct reclaim_state)" },
 	{ "folio_activate", "the same" },
+	{ "get_mm_state", "the lab's Bloom filters live in the lruvec (mm/mglru.c)" },
+	{ "update_bloom_filter", "ptelab's, keyed by the PTE table's id, not its address, so every "
+				 "run makes the same decisions (mm/mglru.c)" },
 	{ "get_next_vma", "ptelab's walk_mm visits VMAs one by one: a table two VMAs share is "
 			  "walked once for each" },
 	{ "test_and_clear_young_ptes_notify", "ptelab's notifier calls (mm/mmu_notifier.h)" },

@@ -84,7 +84,8 @@ static void shrink_node(struct scan_control *sc)
 {
 	int frame = SIM_FRAME("shrink_node");
 	struct reclaim_stat *rs = sc->stat;
-	struct reclaim_state reclaim_state = { .stat = rs };
+	struct lru_gen_mm_walk walk = { .lruvec = &root_lruvec, .rs = rs };
+	struct reclaim_state reclaim_state = { .stat = rs, .mm_walk = &walk };
 	u64 r;
 
 	sim_frame_enter(frame);

@@ -45,9 +45,19 @@ struct scan_control {
 /*
  * include/linux/swap.h: set on current while it reclaims; the lab's
  * reclaim_stat rides along so look-around can count what it found.
+ * mm_walk (set_mm_walk): the walk lru_gen_look_around() promotes young
+ * folios in place with. The kernel gives one to kswapd (pgdat->mm_walk)
+ * and to proactive reclaim (memory.reclaim); the lab's direct reclaim
+ * has one too, where the kernel's has none and marks a young folio
+ * referenced, activating it on a second access (lru_gen_set_refs): not
+ * modelled.
  */
+struct lru_gen_mm_walk;
 struct reclaim_state {
 	struct reclaim_stat *stat;
+	struct lru_gen_mm_walk *mm_walk;
+	/* a tree's look-around's young tests so far + 1, 0 outside it (kernel/shim/core.h) */
+	int look_around_tests;
 };
 
 extern bool lru_gen_enabled;

@@ -398,7 +398,8 @@ u64 memory_reclaim(u64 bytes, struct reclaim_stat *rs)
 	u64 target = bytes >> PAGE_SHIFT, reclaimed = 0;
 	u64 removed = filemap_removed_pages();
 	int retries = MAX_RECLAIM_RETRIES;
-	struct reclaim_state reclaim_state = { .stat = rs };
+	struct lru_gen_mm_walk walk = { .lruvec = &root_lruvec, .rs = rs };
+	struct reclaim_state reclaim_state = { .stat = rs, .mm_walk = &walk };
 
 	set_task_reclaim_state(current, &reclaim_state);
 	while (reclaimed < target) {

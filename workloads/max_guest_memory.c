@@ -290,6 +290,10 @@ static void add_results(struct mgm *m, struct run_result *r)
 	/* how much of the guest each aging walk got through */
 	run_result_add(r, "aging_walk_ptes",
 		       (double)(node_data.kswapd_stat.nr_walk_ptes + node_data.direct_stat.nr_walk_ptes));
+	/* young neighbours eviction's look-around promoted (the aging walk's feedback) */
+	run_result_add(r, "look_around_young_ptes",
+		       (double)(node_data.kswapd_stat.nr_look_around_young +
+				node_data.direct_stat.nr_look_around_young));
 	run_result_add(r, "aging_walks_stopped",
 		       (double)(node_data.kswapd_stat.nr_walks_stopped +
 				node_data.direct_stat.nr_walks_stopped));

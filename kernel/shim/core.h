@@ -298,9 +298,6 @@ static inline bool check_stable_address_space(struct mm_struct *mm) { return fal
 /* include/linux/mm_inline.h: the lab's MGLRU switch is a variable; no switching */
 #define lru_gen_enabled() (lru_gen_enabled)
 static inline bool lru_gen_switching(void) { return false; }
-/* 6.x looks around one PTE, 7.x a batch of nr (ptelab's takes nr) */
-#define lru_gen_look_around(...) PTELAB_LOOK_AROUND(__VA_ARGS__, 1, )
-#define PTELAB_LOOK_AROUND(pvmw, nr, ...) (lru_gen_look_around)(pvmw, nr)
 
 /* the lab ages no PMD-mapped folio through rmap (no THP aging) */
 #define pmdp_clear_flush_young_notify(vma, addr, pmdp) \
@@ -406,6 +403,7 @@ static inline softleaf_t softleaf_mk_none(void) { return (softleaf_t){ 0 }; }
  * at the boundary. One node, no memcg: every folio is the root
  * lruvec's.
  */
+#include "include/sched.h"
 #include "mm/mmzone.h"
 struct mem_cgroup;
 #define lruvec_memcg(lruvec) ((struct mem_cgroup *)NULL)
@@ -452,13 +450,54 @@ static inline int ptelab_core_folio_update_gen(struct folio *folio, int gen)
 #define folio_update_gen(folio, gen, ...) ptelab_core_folio_update_gen(folio, gen)
 /* the twin's walk counts the folios it moved; its lrugen counts pages by list, not by walk deltas */
 #define update_batch_size(walk, folio, old_gen, new_gen) ((void)((walk)->batched++))
-/* look-around's promotion (walk == NULL): not reached from the aging walk */
+/*
+ * Look-around without a walk (the kernel's direct reclaim): the lab's
+ * reclaimers always carry one (mm/reclaim.h struct reclaim_state), so the
+ * tree's code never gets here.
+ */
 #define lru_gen_set_refs(folio, ...) \
-	(ptelab_kernel_unsupported(__FILE__, __LINE__, "lru_gen_set_refs: look-around's promotion"), false)
+	(ptelab_kernel_unsupported(__FILE__, __LINE__, "lru_gen_set_refs: look-around without a walk"), false)
 #define folio_activate(folio) \
-	ptelab_kernel_unsupported(__FILE__, __LINE__, "folio_activate: look-around's promotion")
+	ptelab_kernel_unsupported(__FILE__, __LINE__, "folio_activate: look-around without a walk")
 /* ptelab's walk_mm visits the VMAs one by one: a table two VMAs share is walked once for each */
 #define get_next_vma(mask, size, args, start, end) false
+
+/*
+ * MGLRU's look-around (lru_gen_look_around): the lab's Bloom filters live
+ * in the lruvec's lrugen, which stands for its mm_state (ptelab's
+ * update_bloom_filter takes the lruvec).
+ */
+#define lru_gen_mm_state lruvec
+#define get_mm_state(lruvec) (lruvec)
+#define get_mem_cgroup_from_folio(folio) ((struct mem_cgroup *)NULL)
+#define mem_cgroup_lruvec(memcg, pgdat) (&root_lruvec)
+#define mem_cgroup_put(memcg) ((void)0)
+#define mem_cgroup_trylock_pages(memcg) true
+#define mem_cgroup_unlock_pages() ((void)0)
+#define folio_pgdat(folio) (&node_data)
+#define lockdep_assert_held(l) ((void)0)
+#define spin_is_contended(l) pte_lock_contended(l)
+/* no VM_IO, VM_PFNMAP, VM_MIXEDMAP or VM_DONTEXPAND mapping in the lab */
+#define VM_SPECIAL 0UL
+/*
+ * The lab's look_around_young_ptes (mm/reclaim.h): the young entries the
+ * tree's lru_gen_look_around() found in its window. Its first young test
+ * is of the folio rmap found, the ones after it of the window; the entry
+ * hooks (kernel/shim/core_entry.c) mark the reclaimer's reclaim_state
+ * while it runs (the lab's tasks interleave: the mark is per task).
+ */
+static inline bool ptelab_look_around_young(bool young, unsigned int nr)
+{
+	struct reclaim_state *rs = current->reclaim_state;
+
+	if (rs && rs->look_around_tests && rs->look_around_tests++ > 1 && young && rs->stat)
+		rs->stat->nr_look_around_young += nr;
+	return young;
+}
+#define test_and_clear_young_ptes_notify(vma, addr, ptep, nr) \
+	ptelab_look_around_young((test_and_clear_young_ptes_notify)(vma, addr, ptep, nr), nr)
+#define ptep_clear_young_notify(vma, addr, ptep) \
+	ptelab_look_around_young((ptep_clear_young_notify)(vma, addr, ptep), 1)
 
 /*
  * The tree's functions by address (the unit's last definition, written by
