@@ -55,6 +55,21 @@ static const struct core_boundary rmap_boundary[] = {
 	{ NULL, NULL },
 };
 
+static const char *const unmap_roots[] = { "try_to_unmap_one", NULL };
+
+static const struct core_boundary unmap_boundary[] = {
+	{ "ttu_anon_folio", "reclaim in the lab unmaps page-cache (file and shmem) folios only: "
+			    "an anonymous one is a violation (kernel/shim/core.h)" },
+	{ "should_defer_flush", "no deferred reclaim TLB flush in the lab (TTU_BATCH_FLUSH): "
+				"each run is flushed at once" },
+	{ "set_tlb_ubc_flush_pending", "the same" },
+	{ "folio_remove_rmap_ptes", "ptelab's rmap (mm/rmap.c)" },
+	{ "mlock_vma_folio", "the lab's mlock moves every folio of the range when it locks" },
+	{ "split_huge_pmd_locked", "the lab's page cache maps no PMD (no TTU_SPLIT_HUGE_PMD)" },
+	{ "mlock_drain_local", "the lab's mlock batch is drained where it is filled (mm/mlock.c)" },
+	{ NULL, NULL },
+};
+
 static const char *const mlock_roots[] = { "mlock_pte_range", NULL };
 
 static const struct core_boundary mlock_boundary[] = {
@@ -102,6 +117,7 @@ static const struct core_boundary mglru_boundary[] = {
 const struct core_root_set core_root_sets[] = {
 	{ "zap", zap_roots, zap_boundary },
 	{ "rmap", rmap_roots, rmap_boundary },
+	{ "unmap", unmap_roots, unmap_boundary },
 	{ "mlock", mlock_roots, mlock_boundary },
 	{ "fork", fork_roots, fork_boundary },
 	{ "mglru", mglru_roots, mglru_boundary },

@@ -22,6 +22,9 @@ struct mm_core_ops {
 	/* rmap_one of folio_referenced(): arg is its struct folio_referenced_arg (mm/rmap.h) */
 	bool (*folio_referenced_one)(struct folio *folio, struct vm_area_struct *vma,
 				     unsigned long address, void *arg);
+	/* rmap_one of try_to_unmap() (reclaim's unmap of a folio; arg: its ttu_flags, 0) */
+	bool (*try_to_unmap_one)(struct folio *folio, struct vm_area_struct *vma,
+				 unsigned long address, void *arg);
 	/* mlock_walk_ops.pmd_entry (mm/pagewalk.h's struct mm_walk) */
 	int (*mlock_pte_range)(pmd_t *pmd, unsigned long addr, unsigned long end,
 			       struct mm_walk *walk);

@@ -133,7 +133,7 @@ static int copy_page_range(struct vm_area_struct *dst_vma,
 
 	if (!vma_needs_copy(dst_vma, src_vma))
 		return 0;
-	mmu_notifier_range_init(&range, MMU_NOTIFY_PROTECTION_PAGE, src_vma->vm_mm,
+	mmu_notifier_range_init(&range, MMU_NOTIFY_PROTECTION_PAGE, 0, src_vma->vm_mm,
 				src_vma->vm_start, src_vma->vm_end);
 	if (is_cow)
 		mmu_notifier_invalidate_range_start(&range);

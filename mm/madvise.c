@@ -138,7 +138,7 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int
 			/* zap_vma_range_batched (7.3): one invalidation per VMA */
 			struct mmu_notifier_range range;
 
-			mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, mm, max(start, v->vm_start),
+			mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, 0, mm, max(start, v->vm_start),
 						min(end, v->vm_end));
 			mmu_notifier_invalidate_range_start(&range);
 			unmap_vmas(&tlb, v, start, end);
@@ -154,7 +154,7 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int
 		/* madvise_free_single_vma (7.3) invalidates; MADV_COLD does not */
 		struct mmu_notifier_range range;
 
-		mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, mm, s, e);
+		mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, 0, mm, s, e);
 		if (advice == MADV_FREE)
 			mmu_notifier_invalidate_range_start(&range);
 		walk_page_range(mm, s, e, &madvise_walk_ops, &advice);

@@ -161,7 +161,7 @@ static vm_fault_t do_wp_page(struct vm_fault *vmf)
 	 */
 	struct mmu_notifier_range range;
 
-	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, mm, addr & PAGE_MASK,
+	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, 0, mm, addr & PAGE_MASK,
 				(addr & PAGE_MASK) + PAGE_SIZE);
 	mmu_notifier_invalidate_range_start(&range);
 	/* ptep_clear_flush: the old translation goes before the new one comes */

@@ -115,7 +115,7 @@ int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 	/* 7.3's unmap_vmas(): secondary MMUs let go of the range before the zap */
 	struct mmu_notifier_range range;
 
-	mmu_notifier_range_init(&range, MMU_NOTIFY_UNMAP, mm, start, end);
+	mmu_notifier_range_init(&range, MMU_NOTIFY_UNMAP, 0, mm, start, end);
 	mmu_notifier_invalidate_range_start(&range);
 	for (vma = *link; vma && vma->vm_start < end; vma = vma->vm_next)
 		unmap_vmas(&tlb, vma, start, end);

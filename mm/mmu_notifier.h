@@ -130,10 +130,12 @@ static inline void mmu_notifier_release(struct mm_struct *mm)
 		__mmu_notifier_release(mm);
 }
 
+/* flags (MMU_NOTIFIER_RANGE_BLOCKABLE): the lab's subscribers may always block */
 static inline void mmu_notifier_range_init(struct mmu_notifier_range *range, int event,
-					   struct mm_struct *mm, unsigned long start,
-					   unsigned long end)
+					   unsigned int flags, struct mm_struct *mm,
+					   unsigned long start, unsigned long end)
 {
+	(void)flags;
 	range->mm = mm;
 	range->start = start;
 	range->end = end;

@@ -63,7 +63,7 @@ int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
 			next = min((addr + SZ_2M) & ~(SZ_2M - 1), v->vm_end);
 			if (pmdp && pmd_table(*pmdp)) {
 				if (!range.start) {
-					mmu_notifier_range_init(&range, MMU_NOTIFY_PROTECTION_VMA, mm,
+					mmu_notifier_range_init(&range, MMU_NOTIFY_PROTECTION_VMA, 0, mm,
 								addr, v->vm_end);
 					mmu_notifier_invalidate_range_start(&range);
 				}

@@ -78,7 +78,7 @@ static void move_page_tables(struct vm_area_struct *vma, unsigned long old_addr,
 	unsigned long old_end = old_addr + len;
 	struct mmu_notifier_range range;
 
-	mmu_notifier_range_init(&range, MMU_NOTIFY_UNMAP, vma->vm_mm, old_addr, old_end);
+	mmu_notifier_range_init(&range, MMU_NOTIFY_UNMAP, 0, vma->vm_mm, old_addr, old_end);
 	mmu_notifier_invalidate_range_start(&range);
 	while (old_addr < old_end) {
 		/* up to the next PMD boundary of either address */

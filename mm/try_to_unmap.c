@@ -9,6 +9,7 @@
  * the folio is cleared in one get_and_clear_ptes(), flushed, and its
  * rmap and references dropped in one call each.
  */
+#include "mm/core.h"
 #include "mm/mmu_notifier.h"
 #include "mm/rmap.h"
 #include "hw/perf.h"
@@ -43,7 +44,7 @@ static bool try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma,
 	int ptes = 0;
 
 	(void)arg;
-	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, mm, address, vma_address_end(&pvmw));
+	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, 0, mm, address, vma_address_end(&pvmw));
 	mmu_notifier_invalidate_range_start(&range);
 
 	while (page_vma_mapped_walk(&pvmw)) {
@@ -89,6 +90,14 @@ static bool try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma,
 	return ret;
 }
 
+/* The tree's try_to_unmap_one when the backend runs its core-mm code (mm/core.h). */
+static bool tree_try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma,
+				  unsigned long address, void *arg)
+{
+	PERF_FUNC();
+	return mm_core->try_to_unmap_one(folio, vma, address, arg);
+}
+
 static int folio_not_mapped(struct folio *folio)
 {
 	return !folio_mapped(folio);
@@ -99,7 +108,8 @@ bool try_to_unmap(struct folio *folio)
 {
 	PERF_FUNC();
 	struct rmap_walk_control rwc = {
-		.rmap_one = try_to_unmap_one,
+		.rmap_one = mm_core && mm_core->try_to_unmap_one ? tree_try_to_unmap_one
+								 : try_to_unmap_one,
 		.done = folio_not_mapped,
 	};
 

@@ -599,7 +599,7 @@ static void invalidate(const char *arch, bool tlbi_range)
 	EXPECT_EQ(access_pages(kvm_get_vcpu(v.kvm, 1), 32, 1, false), 0);
 	seq = v.kvm->mmu_invalidate_seq;
 	snap(&v);
-	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, v.mm, hva_of(8), hva_of(24));
+	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, 0, v.mm, hva_of(8), hva_of(24));
 	mmu_notifier_invalidate_range_start(&range);
 	/*
 	 * Start: the write lock; 16 leaves read, all present, all zapped by a
@@ -655,7 +655,7 @@ static void invalidate(const char *arch, bool tlbi_range)
 	EXPECT(spte_present(v.t, spte_at(&v, 10)));
 	/* an hva range outside every memslot takes no lock */
 	snap(&v);
-	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, v.mm, hva_of(V_PAGES), hva_of(V_PAGES + 4));
+	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, 0, v.mm, hva_of(V_PAGES), hva_of(V_PAGES + 4));
 	mmu_notifier_invalidate_range_start(&range);
 	mmu_notifier_invalidate_range_end(&range);
 	EXPECT_EQ(ev(&v, EV_mmu_lock_write), 0);
@@ -687,7 +687,7 @@ static void race_invalidate(struct kvm_vcpu *vcpu, unsigned long hva, void *arg)
 	(void)arg;
 	if (race_calls++)
 		return;
-	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, vcpu->kvm->mm, hva, hva + PAGE_SIZE);
+	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, 0, vcpu->kvm->mm, hva, hva + PAGE_SIZE);
 	mmu_notifier_invalidate_range_start(&range);
 	mmu_notifier_invalidate_range_end(&range);
 }

@@ -53,6 +53,7 @@
 #define VM_WARN_ON_FOLIO(c, folio) VM_WARN_ON(c)
 #define VM_WARN_ON_ONCE_FOLIO(c, folio) VM_WARN_ON(c)
 #define VM_BUG_ON_FOLIO(c, folio) VM_WARN_ON(c)
+#define VM_BUG_ON_PAGE(c, page) VM_WARN_ON(c)
 /*
  * folio_pte_batch_flags() warns if *ptentp points into a page table
  * (virt_addr_valid && PageTable): the lab's callers pass stack copies, and
@@ -229,6 +230,11 @@ static inline void spin_unlock(spinlock_t *l)
 		pte_unmap_unlock(NULL, l);
 }
 #define spin_lock_nested(l, n) pte_spin_lock(l)
+static inline void spin_lock(spinlock_t *l)
+{
+	if (l != &ptelab_pmd_lock)
+		pte_spin_lock(l);
+}
 /* no preemption in the lab: nobody waits for a lock long enough to ask for a break */
 #define spin_needbreak(l) false
 #define SINGLE_DEPTH_NESTING 1
@@ -498,6 +504,100 @@ static inline bool ptelab_look_around_young(bool young, unsigned int nr)
 	ptelab_look_around_young((test_and_clear_young_ptes_notify)(vma, addr, ptep, nr), nr)
 #define ptep_clear_young_notify(vma, addr, ptep) \
 	ptelab_look_around_young((ptep_clear_young_notify)(vma, addr, ptep), 1)
+
+/*
+ * Reclaim's unmap (mm/rmap.c try_to_unmap_one): page-cache folios only,
+ * flushed at once (no TTU_BATCH_FLUSH), no hugetlb, hwpoison or uffd.
+ */
+enum ttu_flags {
+	TTU_SPLIT_HUGE_PMD = 0x4, TTU_IGNORE_MLOCK = 0x8, TTU_SYNC = 0x10, TTU_HWPOISON = 0x20,
+	TTU_BATCH_FLUSH = 0x40, TTU_RMAP_LOCKED = 0x80,
+};
+/*
+ * 6.x and 7.2 handle hugetlb folios and anonymous swap-out inline in
+ * try_to_unmap_one: compiled, never reached in the lab (no hugetlb,
+ * reclaim unmaps no anonymous folio); each call reports itself, and a
+ * discarded argument (mm->mmlist) need not exist in the lab's structs.
+ */
+#define PTELAB_UNREACHED(what, val) (ptelab_kernel_unsupported(__FILE__, __LINE__, what), val)
+struct hstate;
+#define hstate_vma(vma) PTELAB_UNREACHED("hstate_vma: no hugetlb", (struct hstate *)NULL)
+#define huge_page_size(h) PTELAB_UNREACHED("huge_page_size: no hugetlb", 0UL)
+#define adjust_range_if_pmd_sharing_possible(vma, start, end) \
+	((void)PTELAB_UNREACHED("adjust_range_if_pmd_sharing_possible: no hugetlb", 0))
+#define hugetlb_vma_trylock_write(vma) PTELAB_UNREACHED("hugetlb_vma_trylock_write", false)
+#define hugetlb_vma_unlock_write(vma) ((void)PTELAB_UNREACHED("hugetlb_vma_unlock_write", 0))
+#define huge_pmd_unshare(tlb, vma, addr, ptep) PTELAB_UNREACHED("huge_pmd_unshare", 0)
+#define huge_pmd_unshare_flush(tlb, vma) ((void)PTELAB_UNREACHED("huge_pmd_unshare_flush", 0))
+#define huge_ptep_clear_flush(vma, addr, ptep) PTELAB_UNREACHED("huge_ptep_clear_flush", __pte(0))
+#define hugetlb_count_sub(nr, mm) ((void)PTELAB_UNREACHED("hugetlb_count_sub", 0))
+#define set_huge_pte_at(mm, addr, ptep, pte, ...) ((void)PTELAB_UNREACHED("set_huge_pte_at", 0))
+#define hugetlb_remove_rmap(folio) ((void)PTELAB_UNREACHED("hugetlb_remove_rmap", 0))
+#define tlb_gather_mmu_vma(tlb, vma) ((void)PTELAB_UNREACHED("tlb_gather_mmu_vma: no hugetlb", 0))
+#define unmap_huge_pmd_locked(vma, addr, pmdp, folio) \
+	PTELAB_UNREACHED("unmap_huge_pmd_locked: no PMD-mapped page cache", false)
+static inline bool folio_test_lazyfree(const struct folio *folio) { return false; }
+#define VM_DROPPABLE 0UL /* no MAP_DROPPABLE in the lab */
+#define page_swap_entry(page) PTELAB_UNREACHED("page_swap_entry: no anon swap-out", (swp_entry_t){ 0 })
+#define folio_dup_swap(folio, page) PTELAB_UNREACHED("folio_dup_swap: no anon swap-out", -1)
+#define folio_put_swap(folio, page) ((void)PTELAB_UNREACHED("folio_put_swap", 0))
+#define swap_duplicate(entry) PTELAB_UNREACHED("swap_duplicate: no anon swap-out", -1)
+#define swap_free(entry) ((void)PTELAB_UNREACHED("swap_free", 0))
+#define arch_unmap_one(mm, vma, addr, pte) PTELAB_UNREACHED("arch_unmap_one", -1)
+#define folio_try_share_anon_rmap_pte(folio, page) PTELAB_UNREACHED("folio_try_share_anon_rmap_pte", -1)
+#define list_empty(l) PTELAB_UNREACHED("list_empty: the mm list of swap-out", false)
+#define list_add(a, b) ((void)PTELAB_UNREACHED("list_add", 0))
+#define mmlist_lock ptelab_pmd_lock
+#define inc_mm_counter(mm, member) add_mm_counter(mm, member, 1)
+#define smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+static inline pte_t pte_swp_mkexclusive(pte_t pte) { return pte; }
+static inline pte_t pte_swp_mksoft_dirty(pte_t pte) { return pte; }
+static inline pte_t pte_swp_mkuffd_wp(pte_t pte) { return pte; }
+static inline bool pte_swp_soft_dirty(pte_t pte) { return false; }
+static inline bool pte_swp_uffd_wp(pte_t pte) { return false; }
+static inline bool pte_uffd_wp(pte_t pte) { return false; }
+#define flush_cache_page(vma, addr, pfn) ((void)0)
+/* 6.12's one-PTE unmap: cleared and flushed (ptep_clear_flush), or cleared alone for a deferred flush */
+static inline pte_t ptep_clear_flush(struct vm_area_struct *vma, unsigned long addr, pte_t *ptep)
+{
+	pte_t pte = get_and_clear_full_ptes(vma->vm_mm, addr, ptep, 1, 0);
+
+	flush_tlb_range(vma, addr, addr + PAGE_SIZE);
+	return pte;
+}
+#define ptep_get_and_clear(mm, addr, ptep) get_and_clear_full_ptes(mm, addr, ptep, 1, 0)
+
+/* include/linux/pgtable.h (7.x) */
+#define get_and_clear_ptes(mm, addr, ptep, nr) get_and_clear_full_ptes(mm, addr, ptep, nr, 0)
+#define mlock_drain_local() ((void)0)
+/* hwpoison (TTU_HWPOISON) is not in the lab: folio_test_hwpoison() is false */
+#define make_hwpoison_entry(page) \
+	(ptelab_kernel_unsupported(__FILE__, __LINE__, "make_hwpoison_entry: no hwpoison"), (swp_entry_t){ 0 })
+static inline pte_t swp_entry_to_pte(swp_entry_t e) { return __pte(e.val); }
+#define dec_mm_counter(mm, member) add_mm_counter(mm, member, -1)
+#define pte_clear(mm, addr, ptep) \
+	ptelab_kernel_unsupported(__FILE__, __LINE__, "pte_clear: no non-present PTEs")
+#define should_defer_flush(mm, flags) false
+#define set_tlb_ubc_flush_pending(mm, pteval, ...) \
+	ptelab_kernel_unsupported(__FILE__, __LINE__, "set_tlb_ubc_flush_pending: no deferred flush")
+#define ttu_anon_folio(vma, folio, page, address, ptep, pteval, nr) \
+	(ptelab_kernel_unsupported(__FILE__, __LINE__, "ttu_anon_folio: reclaim unmaps no anon folio"), false)
+#define split_huge_pmd_locked(vma, address, pmd, ...) \
+	ptelab_kernel_unsupported(__FILE__, __LINE__, "split_huge_pmd_locked: no PMD-mapped page cache")
+#define page_vma_mapped_walk_restart(pvmw) \
+	ptelab_kernel_unsupported(__FILE__, __LINE__, "page_vma_mapped_walk_restart")
+static inline bool folio_test_hugetlb(const struct folio *folio) { return false; }
+static inline bool folio_test_hwpoison(const struct folio *folio) { return false; }
+static inline bool PageHWPoison(const struct page *page) { return false; }
+#define huge_ptep_get(mm, addr, ptep) ptep_get(ptep)
+static inline bool pte_unused(pte_t pte) { return false; }
+static inline bool userfaultfd_armed(struct vm_area_struct *vma) { return false; }
+#define cond_install_uffd_wp_ptes(vma, addr, ptep, pteval, nr) ((void)0)
+#define flush_cache_range(vma, start, end) ((void)0)
+#define update_hiwater_rss(mm) ((void)0)
+#define folio_put_refs(folio, refs) folios_put_refs_one(folio, refs)
+static inline unsigned long softleaf_to_pfn(softleaf_t e) { return 0; }
 
 /*
  * The tree's functions by address (the unit's last definition, written by

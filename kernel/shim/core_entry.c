@@ -125,4 +125,5 @@ __attribute__((visibility("default"))) const struct mm_core_ops ptelab_core_ops 
 	.mlock_pte_range = mlock_pte_range,
 	.copy_pte_range = copy_pte_range,
 	.walk_pte_range = walk_pte_range,
+	.try_to_unmap_one = try_to_unmap_one,
 };

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """A kernel backend runs its tree's own core-mm code (kernel/extract.c,
 kernel/core_roots.c): the tree's zap_pte_range, folio_referenced_one,
-mlock_pte_range, copy_pte_range (fork), MGLRU's walk_pte_range and
-lru_gen_look_around, and their helpers, extracted by
+try_to_unmap_one, mlock_pte_range, copy_pte_range (fork), MGLRU's
+walk_pte_range and lru_gen_look_around, and their helpers, extracted by
 name, compiled against kernel/shim/core.h, called by ptelab's mm/.
 
 The twin (--core ref, ptelab's 7.3) and the tree's extracted code must give
@@ -268,6 +268,25 @@ def test_patch_to_walk_pte_range_moves_counts(tmp_path):
     assert p["contpte_get"] < t["contpte_get"] and p["young_read"] > t["young_read"]
     assert pr["aging_passes"] == tr["aging_passes"] > 0
     assert pr["reclaimed_bytes"] == tr["reclaimed_bytes"]
+    assert patched["invariants"]["ok"] and twin["invariants"]["ok"]
+
+
+@needs_73
+def test_patch_to_folio_unmap_pte_batch_moves_counts(tmp_path):
+    """Reclaim's unmap of a 64K file folio one PTE at a time (as 6.12 does): each
+    clear of an entry of a contiguous block unfolds it and is flushed alone."""
+    tree = _copy(tmp_path)
+    src = tree / "mm" / "rmap.c"
+    text = src.read_text()
+    old = "\tif (flags & TTU_HWPOISON)\n\t\treturn 1;\n\tif (!folio_test_large(folio))\n\t\treturn 1;\n"
+    assert text.count(old) == 1
+    src.write_text(text.replace(old, "\treturn 1;\n"))
+    args = ["reclaim-file", "--impl", f"tree:{tree}", "--size", "16M", "--folio-size", "64K"]
+    patched, twin = run_json(*args), run_json(*args, "--core", "ref")
+    t, p = twin["events"], patched["events"]
+    assert t.get("unfold", 0) == 0 and p["unfold"] > 0
+    assert p["tlbi_page"] > t["tlbi_page"] and p["rmap_call"] > 4 * t["rmap_call"]
+    assert patched["results"]["reclaimed_bytes"] == twin["results"]["reclaimed_bytes"]
     assert patched["invariants"]["ok"] and twin["invariants"]["ok"]
 
 
