@@ -60,7 +60,13 @@ static void list_del(unsigned int order, u64 pfn)
 }
 
 /* Every frame free, in the order a fresh machine hands them out. */
-static void fill_free_lists(void)
+/*
+ * All frames free again. The frame states hw/phys.c keeps are reset for
+ * [0, used_low) and [used_high, max_pfn) only: a restart passes what the
+ * last run handed out (the lazy blocks between were never written, so
+ * still as the last full reset left them).
+ */
+static void fill_free_lists(u64 used_low, u64 used_high)
 {
 	u64 pfn = max_pfn;
 
@@ -82,7 +88,10 @@ static void fill_free_lists(void)
 		pfn -= 1UL << o;
 		list_add(o, pfn);
 	}
-	hw_frames_set_free(0, max_pfn, true);
+	if (used_low)
+		hw_frames_set_free(0, used_low, true);
+	if (used_high < max_pfn)
+		hw_frames_set_free(used_high, max_pfn - used_high, true);
 }
 
 static bool free_list_empty(unsigned int o)
@@ -120,7 +129,7 @@ int page_alloc_init(u64 nr_frames)
 		return -1;
 	mem_map = host_calloc(nr_frames, sizeof(*mem_map), "struct pages (mem_map)");
 	max_pfn = nr_frames;
-	fill_free_lists();
+	fill_free_lists(max_pfn, max_pfn);
 	return 0;
 }
 
@@ -131,7 +140,7 @@ bool page_alloc_restart(void)
 	/* what was used; the lazy blocks were never written */
 	memset(mem_map, 0, lazy_next * sizeof(*mem_map));
 	memset(mem_map + lazy_end, 0, (max_pfn - lazy_end) * sizeof(*mem_map));
-	fill_free_lists();
+	fill_free_lists(lazy_next, lazy_end);
 	return true;
 }
 
