@@ -82,6 +82,7 @@ REQUIRED_FILES=(
 	mm/vmscan.c
 	# the core-mm roots a backend runs from its tree (kernel/core_roots.c)
 	mm/util.c
+	mm/mlock.c
 )
 # Nice to have, for reading: licence text, pte types, tlb batching, the
 # out-of-line __ptep_set_access_flags (fault.c), cydp_t/init_mm
@@ -95,9 +96,10 @@ OPTIONAL_FILES=(
 	arch/arm64/include/asm/tlb.h
 	arch/arm64/mm/hugetlbpage.c
 	arch/arm64/mm/fault.c
+	# modify_prot_start_ptes/modify_prot_commit_ptes (mprotect's batch)
+	arch/arm64/mm/mmu.c
 	include/linux/mm_types.h
 	# core-mm ptelab mirrors (read to pin mm/ to a version)
-	mm/mlock.c
 	mm/madvise.c
 	mm/mprotect.c
 	mm/mremap.c
