@@ -31,6 +31,15 @@ static inline pte_t pfn_pte(u64 pfn, pgprot_t prot) { return arch->pfn_pte(pfn, 
 static inline pgprot_t pte_pgprot(pte_t pte) { return arch->pte_pgprot(pte); }
 static inline bool pte_same(pte_t a, pte_t b) { return pte_val(a) == pte_val(b); }
 
+/* The new protection, the page, young and dirty kept (mprotect, fork's COW). */
+static inline pte_t pte_modify(pte_t pte, pgprot_t prot)
+{
+	pte_t n = pfn_pte(pte_pfn(pte), prot);
+
+	n = pte_young(pte) ? pte_mkyoung(n) : n;
+	return pte_dirty(pte) ? pte_mkdirty(n) : n;
+}
+
 static inline pte_t pte_advance_pfn(pte_t pte, unsigned long nr)
 {
 	return pfn_pte(pte_pfn(pte) + nr, pte_pgprot(pte));

@@ -66,11 +66,10 @@ static const struct cli_opt run_opts[] = {
 	{ "timeout", "SECONDS", "kill a run that takes longer, as a finding (0: never)",
 	  "900, plus 0.2 per iteration", 0, NULL },
 	{ "core", "CORE", "whose core-mm code a kernel backend runs: tree (its tree's "
-	  "zap_pte_range, folio_referenced_one, mlock_pte_range and copy_pte_range; a --without "
-	  "switch or variant "
-	  "that changes one "
-	  "runs ptelab's twin of it) or ref (ptelab's twin calling the tree's arch code)", "tree", 0,
-	  "tree ref" },
+	  "zap_pte_range, copy_pte_range, change_pte_range, mlock_pte_range, "
+	  "folio_referenced_one, try_to_unmap_one, walk_pte_range and lru_gen_look_around; "
+	  "a --without switch or variant that changes one runs ptelab's twin of it) or ref "
+	  "(ptelab's twin calling the tree's arch code)", "tree", 0, "tree ref" },
 	{ "sanitize", NULL, "build kernel backends with AddressSanitizer", NULL, 0, NULL },
 	{ "json", NULL, "print JSON lines instead of a table", NULL, 0, NULL },
 	{ "report", NULL, "after the table, the modelled perf profile: functions by children "

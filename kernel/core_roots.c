@@ -19,6 +19,7 @@ const struct core_file core_files[] = {
 	{ "mm/rmap.c", NULL },
 	{ "mm/mlock.c", NULL },
 	{ "mm/vmscan.c", NULL },
+	{ "mm/mprotect.c", NULL },
 };
 
 const unsigned int nr_core_files = sizeof(core_files) / sizeof(core_files[0]);
@@ -67,6 +68,19 @@ static const struct core_boundary unmap_boundary[] = {
 	{ "mlock_vma_folio", "the lab's mlock moves every folio of the range when it locks" },
 	{ "split_huge_pmd_locked", "the lab's page cache maps no PMD (no TTU_SPLIT_HUGE_PMD)" },
 	{ "mlock_drain_local", "the lab's mlock batch is drained where it is filled (mm/mlock.c)" },
+	{ NULL, NULL },
+};
+
+static const char *const mprotect_roots[] = { "change_pte_range", NULL };
+
+static const struct core_boundary mprotect_boundary[] = {
+	{ "change_softleaf_pte", "the lab writes no swap, migration or marker entries: the shim's "
+				 "reports one as a violation" },
+	{ "vma_is_single_threaded_private", "NUMA hinting (MM_CP_PROT_NUMA) is not in the lab" },
+	{ "folio_can_map_prot_numa", "the same" },
+	{ "modify_prot_start_ptes", "arm64's (arch/arm64/mm/mmu.c) on a CPU without erratum "
+				    "2645198: get_and_clear_ptes() (kernel/shim/core.h)" },
+	{ "modify_prot_commit_ptes", "arm64's: set_ptes()" },
 	{ NULL, NULL },
 };
 
@@ -121,6 +135,7 @@ const struct core_root_set core_root_sets[] = {
 	{ "mlock", mlock_roots, mlock_boundary },
 	{ "fork", fork_roots, fork_boundary },
 	{ "mglru", mglru_roots, mglru_boundary },
+	{ "mprotect", mprotect_roots, mprotect_boundary },
 };
 
 const unsigned int nr_core_root_sets = sizeof(core_root_sets) / sizeof(core_root_sets[0]);

@@ -22,6 +22,8 @@ static const struct {
 	  "clear whole contpte blocks without unfolding" },
 	{ "fork_batch", &mm_sw.fork_batch, false, "batched fork: folio_pte_batch + wrprotect_ptes per folio" },
 	{ "young_batch", &mm_sw.young_batch, false, "batched young test/clear over a folio's PTEs" },
+	{ "mprotect_batch", &mm_sw.mprotect_batch, false,
+	  "batched mprotect: a folio's PTEs per modify_prot_start/commit_ptes (6.17; off: per PTE)" },
 	{ "deferred_split_partial", &mm_sw.deferred_split_partial, false,
 	  "queue only partly mapped large folios for deferred split (6.10; off: 6.9, every PTE unmap queues)" },
 	{ "folio_batch_free", &mm_sw.folio_batch_free, false,

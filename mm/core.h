@@ -31,6 +31,10 @@ struct mm_core_ops {
 	/* MGLRU aging: one PTE table's share of walk_mm (args->private: struct lru_gen_mm_walk) */
 	bool (*walk_pte_range)(pmd_t *pmd, unsigned long start, unsigned long end,
 			       struct mm_walk *args);
+	/* mprotect: one PTE table's share of change_protection (the pages changed, < 0: none mapped) */
+	long (*change_pte_range)(struct mmu_gather *tlb, struct vm_area_struct *vma, pmd_t *pmd,
+				 unsigned long addr, unsigned long end, pgprot_t newprot,
+				 unsigned long cp_flags);
 	/* fork: one PTE table's share of copy_page_range (0, or < 0 on failure) */
 	int (*copy_pte_range)(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
 			      pmd_t *dst_pmd, pmd_t *src_pmd, unsigned long addr, unsigned long end);

@@ -133,6 +133,8 @@ int access_user(struct hw_cpu *cpu, struct mm_struct *mm, unsigned long addr,
 /* mm/internal.h (7.3): what folio_pte_batch_flags() compares and merges */
 typedef int fpb_t;
 #define FPB_RESPECT_DIRTY 0x1      /* batches do not mix clean and dirty */
+/* include/linux/mm.h: change_protection()'s cp_flags */
+#define MM_CP_TRY_CHANGE_WRITABLE (1UL << 0)
 #define FPB_RESPECT_SOFT_DIRTY 0x2 /* (no soft-dirty in the lab: nothing to respect) */
 #define FPB_RESPECT_WRITE 0x4      /* batches do not mix writable and read-only */
 #define FPB_MERGE_WRITE 0x8        /* *ptentp becomes writable if any entry is */

@@ -10,6 +10,7 @@
 extern const struct workload workload_munmap;
 extern const struct workload workload_madvise;
 extern const struct workload workload_fork;
+extern const struct workload workload_mprotect;
 extern const struct workload workload_young_scan;
 extern const struct workload workload_mlock_loop;
 extern const struct workload workload_exit;
@@ -22,6 +23,7 @@ const struct workload *const workloads[] = {
 	&workload_munmap,
 	&workload_madvise,
 	&workload_fork,
+	&workload_mprotect,
 	&workload_young_scan,
 	&workload_mlock_loop,
 	&workload_exit,

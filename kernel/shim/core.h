@@ -384,13 +384,6 @@ static inline bool userfaultfd_protected(struct vm_area_struct *vma) { return fa
 static inline bool userfaultfd_rwp(struct vm_area_struct *vma) { return false; }
 static inline pte_t pte_clear_uffd(pte_t pte) { return pte; }
 static inline pte_t pte_swp_clear_uffd(pte_t pte) { return pte; }
-static inline pte_t pte_modify(pte_t pte, pgprot_t prot)
-{
-	pte_t n = pfn_pte(pte_pfn(pte), prot);
-
-	n = pte_young(pte) ? pte_mkyoung(n) : n;
-	return pte_dirty(pte) ? pte_mkdirty(n) : n;
-}
 static inline softleaf_t softleaf_mk_none(void) { return (softleaf_t){ 0 }; }
 #define swap_retry_table_alloc(entry, gfp) \
 	(ptelab_kernel_unsupported(__FILE__, __LINE__, "swap_retry_table_alloc: no swap PTEs"), -1)
@@ -598,6 +591,78 @@ static inline bool userfaultfd_armed(struct vm_area_struct *vma) { return false;
 #define update_hiwater_rss(mm) ((void)0)
 #define folio_put_refs(folio, refs) folios_put_refs_one(folio, refs)
 static inline unsigned long softleaf_to_pfn(softleaf_t e) { return 0; }
+
+/*
+ * mprotect (mm/mprotect.c change_pte_range): arm64's
+ * modify_prot_start/commit_ptes (arch/arm64/mm/mmu.c, no erratum
+ * 2645198), the gather's range for the flush; no NUMA hinting,
+ * soft-dirty or userfaultfd protection.
+ */
+#define VMA_WRITE_BIT 1 /* VM_WRITE */
+#define VMA_SHARED_BIT 3 /* VM_SHARED */
+_Static_assert(VM_WRITE == 1UL << VMA_WRITE_BIT && VM_SHARED == 1UL << VMA_SHARED_BIT,
+	       "VMA_*_BIT are VM_*'s bits");
+#define MM_CP_PROT_NUMA (1UL << 1)
+#define MM_CP_UFFD_WP (1UL << 2)
+#define MM_CP_UFFD_WP_RESOLVE (1UL << 3)
+#define MM_CP_UFFD_WP_ALL (MM_CP_UFFD_WP | MM_CP_UFFD_WP_RESOLVE)
+#define MM_CP_UFFD_RWP (1UL << 4)
+#define MM_CP_UFFD_RWP_RESOLVE (1UL << 5)
+static inline pte_t modify_prot_start_ptes(struct vm_area_struct *vma, unsigned long addr,
+					   pte_t *ptep, unsigned int nr)
+{
+	return get_and_clear_full_ptes(vma->vm_mm, addr, ptep, nr, 0);
+}
+static inline void modify_prot_commit_ptes(struct vm_area_struct *vma, unsigned long addr,
+					   pte_t *ptep, pte_t old_pte, pte_t pte, unsigned int nr)
+{
+	set_ptes(vma->vm_mm, addr, ptep, pte, nr);
+}
+/* 6.x's one-entry forms (arm64's: the same with nr 1) */
+#define ptep_modify_prot_start(vma, addr, ptep) modify_prot_start_ptes(vma, addr, ptep, 1)
+#define ptep_modify_prot_commit(vma, addr, ptep, old, pte) \
+	modify_prot_commit_ptes(vma, addr, ptep, old, pte, 1)
+/* arm64 has no pte_needs_flush(): the generic one flushes every change */
+#define pte_needs_flush(oldpte, newpte) true
+#define tlb_flush_pte_range(tlb, addr, size) (tlb_remove_tlb_entries)(tlb, addr, (size) >> PAGE_SHIFT)
+#define NUMA_NO_NODE (-1)
+#define flush_tlb_batched_pending(mm) ((void)0)
+static inline bool pte_protnone(pte_t pte) { return false; }
+static inline bool pte_needs_soft_dirty_wp(struct vm_area_struct *vma, pte_t pte) { return false; }
+static inline pte_t pte_mkuffd(pte_t pte) { return pte; }
+static inline bool userfaultfd_wp_use_markers(struct vm_area_struct *vma) { return false; }
+#define PAGE_NONE __pgprot(0)
+#define vma_is_single_threaded_private(vma) \
+	PTELAB_UNREACHED("vma_is_single_threaded_private: no NUMA hinting", false)
+#define folio_can_map_prot_numa(folio, vma, single) \
+	PTELAB_UNREACHED("folio_can_map_prot_numa: no NUMA hinting", false)
+#define change_softleaf_pte(vma, addr, ptep, oldpte, cp_flags) \
+	PTELAB_UNREACHED("change_softleaf_pte: no non-present PTEs", 0L)
+static inline pte_t pte_mkuffd_wp(pte_t pte) { return pte; }
+/* 6.12 handles NUMA hinting and non-present entries inline: compiled, never reached */
+#define numa_node_id() 0
+#define sysctl_numa_balancing_mode 0
+#define NUMA_BALANCING_NORMAL 1
+#define NUMA_BALANCING_MEMORY_TIERING 2
+#define node_is_toptier(nid) true
+#define folio_use_access_time(folio) false
+#define folio_xchg_access_time(folio, t) PTELAB_UNREACHED("folio_xchg_access_time: no NUMA hinting", 0)
+#define jiffies_to_msecs(j) 0U
+#define jiffies 0UL
+#define folio_maybe_dma_pinned(folio) false
+static inline bool is_swap_pte(pte_t pte) { return !pte_none(pte) && !pte_present(pte); }
+#define is_writable_migration_entry(e) false
+#define is_writable_device_private_entry(e) false
+#define is_writable_device_exclusive_entry(e) false
+#define is_pte_marker_entry(e) false
+#define swp_offset(e) ((e).val)
+#define make_readable_migration_entry(off) PTELAB_UNREACHED("migration entry", (swp_entry_t){ off })
+#define make_readable_exclusive_migration_entry(off) \
+	PTELAB_UNREACHED("migration entry", (swp_entry_t){ off })
+#define make_readable_device_private_entry(off) PTELAB_UNREACHED("device entry", (swp_entry_t){ off })
+#define make_readable_device_exclusive_entry(off) PTELAB_UNREACHED("device entry", (swp_entry_t){ off })
+static inline pte_t pte_swp_clear_uffd_wp(pte_t pte) { return pte; }
+static inline bool PageAnon(const struct page *page) { return folio_test_anon(page_folio((struct page *)page)); }
 
 /*
  * The tree's functions by address (the unit's last definition, written by

@@ -126,4 +126,5 @@ __attribute__((visibility("default"))) const struct mm_core_ops ptelab_core_ops 
 	.copy_pte_range = copy_pte_range,
 	.walk_pte_range = walk_pte_range,
 	.try_to_unmap_one = try_to_unmap_one,
+	.change_pte_range = change_pte_range,
 };

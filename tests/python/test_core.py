@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """A kernel backend runs its tree's own core-mm code (kernel/extract.c,
 kernel/core_roots.c): the tree's zap_pte_range, folio_referenced_one,
-try_to_unmap_one, mlock_pte_range, copy_pte_range (fork), MGLRU's
-walk_pte_range and lru_gen_look_around, and their helpers, extracted by
+try_to_unmap_one, mlock_pte_range, copy_pte_range (fork), change_pte_range
+(mprotect), MGLRU's walk_pte_range and lru_gen_look_around, and their
+helpers, extracted by
 name, compiled against kernel/shim/core.h, called by ptelab's mm/.
 
 The twin (--core ref, ptelab's 7.3) and the tree's extracted code must give
@@ -28,7 +29,7 @@ needs_73 = pytest.mark.skipif(not (KERNELS / "linux-7.3").is_dir(),
 
 # workload, its options: every path that zaps (munmap, MADV_DONTNEED, fork's
 # teardown, mlock-loop's, exit's full-mm teardown)
-CASES = [(w, ["--folio-size", fs]) for w in ("munmap", "madvise", "fork")
+CASES = [(w, ["--folio-size", fs]) for w in ("munmap", "madvise", "fork", "mprotect")
          for fs in ("4K", "64K", "2M")]
 CASES += [("exit", ["--iterations", "2"]),
           # check's random sequences: every root, partial folios, file mappings, forks
@@ -74,7 +75,10 @@ def test_tree_core_equals_twin(version):
     for w, opts in cases:
         size = [] if w == "fuzz" or "--size" in opts else ["--size", "16M"]
         tree = run_json(w, "--impl", impl, *size, *opts, "--core", "tree")
-        twin = run_json(w, "--impl", impl, *size, *opts, "--core", "ref")
+        # 6.12's change_pte_range changes one PTE at a time: the twin's shape without
+        # mprotect-batch (the tree's own code runs either way: the switch is the twin's)
+        twin = run_json(w, "--impl", impl, *size, *opts, "--core", "ref",
+                        *(["--without", "mprotect-batch"] if version == "6.12" else []))
         assert tree["backend"]["core"] == "tree" and twin["backend"]["core"] == "ref"
         what = f"{w} {' '.join(opts)} on {impl}"
         # check's counts of each PTE op's calls too: the same calls, not only the same events
@@ -287,6 +291,28 @@ def test_patch_to_folio_unmap_pte_batch_moves_counts(tmp_path):
     assert t.get("unfold", 0) == 0 and p["unfold"] > 0
     assert p["tlbi_page"] > t["tlbi_page"] and p["rmap_call"] > 4 * t["rmap_call"]
     assert patched["results"]["reclaimed_bytes"] == twin["results"]["reclaimed_bytes"]
+    assert patched["invariants"]["ok"] and twin["invariants"]["ok"]
+
+
+@needs_73
+def test_patch_to_change_pte_range_moves_counts(tmp_path):
+    """mprotect without the tree's folio batch (6.12's shape): each entry of a
+    64K block is cleared and set alone, so the block unfolds at its first entry
+    and refolds at its last, each entry flushed alone; the pages still end
+    writable (exclusive anonymous pages, page by page)."""
+    tree = _copy(tmp_path)
+    src = tree / "mm" / "mprotect.c"
+    text = src.read_text()
+    old = "\t\t\tnr_ptes = mprotect_folio_pte_batch(folio, pte, oldpte, max_nr_ptes, flags);\n"
+    assert text.count(old) == 1
+    src.write_text(text.replace(old, "\t\t\tnr_ptes = 1;\n"))
+    args = ["mprotect", "--impl", f"tree:{tree}", "--size", "16M", "--folio-size", "64K"]
+    patched, twin = run_json(*args), run_json(*args, "--core", "ref")
+    t, p = twin["events"], patched["events"]
+    assert t.get("unfold", 0) == t.get("fold", 0) == 0
+    assert p["unfold"] == p["fold"] == 2 * 256  # two calls, 256 blocks
+    assert patched["modelled_ns"] > 5 * twin["modelled_ns"]
+    assert patched["results"]["writable_after"] == twin["results"]["writable_after"] == 4096
     assert patched["invariants"]["ok"] and twin["invariants"]["ok"]
 
 
