@@ -66,7 +66,7 @@ static const struct cli_opt run_opts[] = {
 	{ "timeout", "SECONDS", "kill a run that takes longer, as a finding (0: never)",
 	  "900, plus 0.2 per iteration", 0, NULL },
 	{ "core", "CORE", "whose core-mm code a kernel backend runs: tree (its tree's "
-	  "zap_pte_range, copy_pte_range, change_pte_range, mlock_pte_range, "
+	  "zap_pte_range, copy_pte_range, change_pte_range, move_ptes, mlock_pte_range, "
 	  "folio_referenced_one, try_to_unmap_one, walk_pte_range and lru_gen_look_around; "
 	  "a --without switch or variant that changes one runs ptelab's twin of it) or ref "
 	  "(ptelab's twin calling the tree's arch code)", "tree", 0, "tree ref" },

@@ -20,6 +20,7 @@ const struct core_file core_files[] = {
 	{ "mm/mlock.c", NULL },
 	{ "mm/vmscan.c", NULL },
 	{ "mm/mprotect.c", NULL },
+	{ "mm/mremap.c", NULL },
 };
 
 const unsigned int nr_core_files = sizeof(core_files) / sizeof(core_files[0]);
@@ -84,6 +85,16 @@ static const struct core_boundary mprotect_boundary[] = {
 	{ NULL, NULL },
 };
 
+static const char *const mremap_roots[] = { "move_ptes", NULL };
+
+static const struct core_boundary mremap_boundary[] = {
+	{ "take_rmap_locks", "need_rmap_locks is false in the lab: one mremap at a time, and no "
+			     "rmap walk runs during it" },
+	{ "drop_rmap_locks", "the same" },
+	{ "vma_has_uffd_without_event_remap", "no userfaultfd in the lab" },
+	{ NULL, NULL },
+};
+
 static const char *const mlock_roots[] = { "mlock_pte_range", NULL };
 
 static const struct core_boundary mlock_boundary[] = {
@@ -136,6 +147,7 @@ const struct core_root_set core_root_sets[] = {
 	{ "fork", fork_roots, fork_boundary },
 	{ "mglru", mglru_roots, mglru_boundary },
 	{ "mprotect", mprotect_roots, mprotect_boundary },
+	{ "mremap", mremap_roots, mremap_boundary },
 };
 
 const unsigned int nr_core_root_sets = sizeof(core_root_sets) / sizeof(core_root_sets[0]);

@@ -24,6 +24,8 @@ static const struct {
 	{ "young_batch", &mm_sw.young_batch, false, "batched young test/clear over a folio's PTEs" },
 	{ "mprotect_batch", &mm_sw.mprotect_batch, false,
 	  "batched mprotect: a folio's PTEs per modify_prot_start/commit_ptes (6.17; off: per PTE)" },
+	{ "mremap_batch", &mm_sw.mremap_batch, false,
+	  "batched mremap: a folio's PTEs moved per get_and_clear_ptes/set_ptes (6.17; off: per PTE)" },
 	{ "deferred_split_partial", &mm_sw.deferred_split_partial, false,
 	  "queue only partly mapped large folios for deferred split (6.10; off: 6.9, every PTE unmap queues)" },
 	{ "folio_batch_free", &mm_sw.folio_batch_free, false,

@@ -35,6 +35,10 @@ struct mm_core_ops {
 	long (*change_pte_range)(struct mmu_gather *tlb, struct vm_area_struct *vma, pmd_t *pmd,
 				 unsigned long addr, unsigned long end, pgprot_t newprot,
 				 unsigned long cp_flags);
+	/* mremap: one PTE table's share of move_page_tables (0, or < 0 if a table is gone) */
+	int (*move_ptes)(struct vm_area_struct *vma, struct vm_area_struct *new_vma, pmd_t *old_pmd,
+			 unsigned long old_addr, pmd_t *new_pmd, unsigned long new_addr,
+			 unsigned long extent);
 	/* fork: one PTE table's share of copy_page_range (0, or < 0 on failure) */
 	int (*copy_pte_range)(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
 			      pmd_t *dst_pmd, pmd_t *src_pmd, unsigned long addr, unsigned long end);

@@ -6,14 +6,18 @@
 /*
  * mremap(old, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, new): the pages
  * move to a new address, the frames stay. The PTEs move in folio batches
- * (get_and_clear_ptes, then set_ptes at the new place), so a contiguous
+ * (get_and_clear_ptes, then set_ptes at the new place; 6.17's "mm:
+ * optimize mremap() by PTE batching", off: one at a time), so a contiguous
  * block at the old address is cleared whole, and at the new address
  * set_ptes may be asked for a run whose virtual and physical alignment
  * differ (no block can be folded there).
  */
+#include "mm/core.h"
 #include "mm/mm.h"
 #include "mm/mmu_notifier.h"
 #include "mm/rmap.h"
+#include "mm/switches.h"
+#include "hw/perf.h"
 
 /* How many PTEs from ptep map one large folio alike (writable bits respected). */
 static unsigned int mremap_folio_pte_batch(struct vm_area_struct *vma, unsigned long addr,
@@ -33,11 +37,16 @@ static unsigned int mremap_folio_pte_batch(struct vm_area_struct *vma, unsigned 
 	return folio_pte_batch_flags(folio, vma, ptep, &pte, max_nr, FPB_RESPECT_WRITE);
 }
 
-/* The PTEs of [old_addr, old_addr + extent) within one table, to new_addr's. */
-static void move_ptes(struct vm_area_struct *vma, pmd_t *old_pmd, unsigned long old_addr,
-		      unsigned long extent, struct vm_area_struct *new_vma, pmd_t *new_pmd,
-		      unsigned long new_addr)
+/*
+ * The PTEs of [old_addr, old_addr + extent) within one table, to
+ * new_addr's. The new table's lock is taken too unless it is the old
+ * one's (both ranges in one PTE table).
+ */
+static int move_ptes(struct vm_area_struct *vma, struct vm_area_struct *new_vma, pmd_t *old_pmd,
+		     unsigned long old_addr, pmd_t *new_pmd, unsigned long new_addr,
+		     unsigned long extent)
 {
+	PERF_FUNC();
 	struct mm_struct *mm = vma->vm_mm;
 	unsigned long old_end = old_addr + extent, len = extent;
 	spinlock_t *old_ptl, *new_ptl;
@@ -47,7 +56,16 @@ static void move_ptes(struct vm_area_struct *vma, pmd_t *old_pmd, unsigned long 
 
 	(void)new_vma;
 	old_ptep = pte_offset_map_lock(mm, old_pmd, old_addr, &old_ptl);
-	new_ptep = pte_offset_map_lock(mm, new_pmd, new_addr, &new_ptl);
+	if (!old_ptep)
+		return -1;
+	new_ptep = pte_offset_map_nolock(mm, new_pmd, new_addr, &new_ptl);
+	if (!new_ptep) {
+		pte_unmap_unlock(old_ptep, old_ptl);
+		return -1;
+	}
+	if (new_ptl != old_ptl)
+		pte_spin_lock(new_ptl);
+	arch_enter_lazy_mmu_mode();
 	for (; old_addr < old_end; old_ptep += nr_ptes, old_addr += nr_ptes * PAGE_SIZE,
 	     new_ptep += nr_ptes, new_addr += nr_ptes * PAGE_SIZE) {
 		unsigned int max_nr_ptes = (unsigned int)((old_end - old_addr) >> PAGE_SHIFT);
@@ -58,16 +76,21 @@ static void move_ptes(struct vm_area_struct *vma, pmd_t *old_pmd, unsigned long 
 			continue;
 		/* a present entry moved: flush before the lock goes (stale TLBs) */
 		if (pte_present(old_pte)) {
-			nr_ptes = mremap_folio_pte_batch(vma, old_addr, old_ptep, old_pte, max_nr_ptes);
+			if (mm_sw.mremap_batch)
+				nr_ptes = mremap_folio_pte_batch(vma, old_addr, old_ptep, old_pte,
+								 max_nr_ptes);
 			force_flush = true;
 		}
 		pte = get_and_clear_full_ptes(mm, old_addr, old_ptep, nr_ptes, 0);
 		set_ptes(mm, new_addr, new_ptep, pte, nr_ptes);
 	}
+	arch_leave_lazy_mmu_mode();
 	if (force_flush)
 		flush_tlb_range(vma, old_end - len, old_end);
-	pte_unmap_unlock(new_ptep, new_ptl);
-	pte_unmap_unlock(old_ptep, old_ptl);
+	if (new_ptl != old_ptl)
+		pte_unmap_unlock(new_ptep - 1, new_ptl);
+	pte_unmap_unlock(old_ptep - 1, old_ptl);
+	return 0;
 }
 
 /* move_page_tables: one PMD's extent at a time, new tables allocated as needed. */
@@ -90,7 +113,12 @@ static void move_page_tables(struct vm_area_struct *vma, unsigned long old_addr,
 			new_pmd = pmd_alloc_walk(vma->vm_mm, new_addr);
 			if (!new_pmd || !pte_alloc_map(vma->vm_mm, new_pmd))
 				break; /* out of page-table memory: the rest stays */
-			move_ptes(vma, old_pmd, old_addr, extent, new_vma, new_pmd, new_addr);
+			/* the tree's, unless --without mremap-batch asks for 6.12's shape */
+			if (mm_core && mm_core->move_ptes && mm_sw.mremap_batch)
+				mm_core->move_ptes(vma, new_vma, old_pmd, old_addr, new_pmd, new_addr,
+						   extent);
+			else
+				move_ptes(vma, new_vma, old_pmd, old_addr, new_pmd, new_addr, extent);
 		}
 		old_addr += extent;
 		new_addr += extent;

@@ -65,6 +65,7 @@ struct mm_switches {
 	bool fork_batch;  /* copy_pte_range: folio_pte_batch + wrprotect_ptes per folio */
 	bool young_batch; /* rmap/MGLRU: one young test over a folio's PTEs (S1) */
 	bool mprotect_batch; /* change_pte_range: a folio's run per modify_prot_start/commit_ptes (6.17) */
+	bool mremap_batch;   /* move_ptes: a folio's run per get_and_clear_ptes/set_ptes (6.17) */
 	/*
 	 * 6.10, "mm/rmap: do not add fully unmapped large folio to deferred
 	 * split list": only a partly mapped anon folio is queued. Off: every

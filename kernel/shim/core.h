@@ -50,6 +50,54 @@
 /* include/linux/minmax.h, mmdebug.h */
 #define min_t(type, x, y) ((type)(x) < (type)(y) ? (type)(x) : (type)(y))
 #define max_t(type, x, y) ((type)(x) > (type)(y) ? (type)(x) : (type)(y))
+/*
+ * CONFIG_DEBUG_VM: a VM_WARN_ON*()/VM_BUG_ON*() condition is checked, as
+ * a kernel developer's test kernel does, but costs nothing, as in the
+ * distributions' kernels the lab's counts model (where it is not even
+ * compiled): its PTE reads (move_ptes' "new entry is none") leave no
+ * event, modelled time, call count, cache line or interleaving point.
+ */
+#include "arch/pte_op_calls.h"
+#include "hw/cache.h"
+#include "hw/interleave.h"
+struct ptelab_uncounted {
+	struct hw_counters events;
+	u64 cost;
+	u64 calls[NR_PTE_OPS][2];
+	bool cache, interleave;
+};
+static inline void ptelab_uncounted_begin(struct ptelab_uncounted *u)
+{
+	u->events = hw_events;
+	u->cost = hw_cost_acc;
+	memcpy(u->calls, pte_op_calls, sizeof(u->calls));
+	u->cache = hw_cache_on;
+	u->interleave = hw_interleave.on;
+	hw_cache_on = false;
+	hw_interleave.on = false;
+}
+static inline void ptelab_uncounted_end(const struct ptelab_uncounted *u)
+{
+	hw_events = u->events;
+	hw_cost_acc = u->cost;
+	memcpy(pte_op_calls, u->calls, sizeof(u->calls));
+	hw_cache_on = u->cache;
+	hw_interleave.on = u->interleave;
+}
+#define PTELAB_DEBUG_VM(c) ({							\
+	struct ptelab_uncounted __u;						\
+	ptelab_uncounted_begin(&__u);						\
+	bool __c = !!(c);							\
+	ptelab_uncounted_end(&__u);						\
+	if (unlikely(__c))							\
+		ptelab_kernel_warn(__FILE__, __LINE__, #c);			\
+	__c; })
+#undef VM_WARN_ON
+#undef VM_WARN_ON_ONCE
+#undef VM_BUG_ON
+#define VM_WARN_ON(c) ((void)PTELAB_DEBUG_VM(c))
+#define VM_WARN_ON_ONCE(c) ((void)PTELAB_DEBUG_VM(c))
+#define VM_BUG_ON(c) ((void)PTELAB_DEBUG_VM(c))
 #define VM_WARN_ON_FOLIO(c, folio) VM_WARN_ON(c)
 #define VM_WARN_ON_ONCE_FOLIO(c, folio) VM_WARN_ON(c)
 #define VM_BUG_ON_FOLIO(c, folio) VM_WARN_ON(c)
@@ -663,6 +711,18 @@ static inline bool is_swap_pte(pte_t pte) { return !pte_none(pte) && !pte_presen
 #define make_readable_device_exclusive_entry(off) PTELAB_UNREACHED("device entry", (swp_entry_t){ off })
 static inline pte_t pte_swp_clear_uffd_wp(pte_t pte) { return pte; }
 static inline bool PageAnon(const struct page *page) { return folio_test_anon(page_folio((struct page *)page)); }
+
+/*
+ * mremap (mm/mremap.c move_ptes): the lab's mremap runs alone (no rmap
+ * locks needed), with no userfaultfd or soft-dirty state to carry.
+ */
+#define take_rmap_locks(vma) ((void)PTELAB_UNREACHED("take_rmap_locks", 0))
+#define drop_rmap_locks(vma) ((void)PTELAB_UNREACHED("drop_rmap_locks", 0))
+#define vma_has_uffd_without_event_remap(vma) false
+#define move_pte(pte, old_addr, new_addr) (pte)
+#define move_soft_dirty_pte(pte) (pte)
+#define pte_is_uffd_wp_marker(pte) false
+#define pte_marker_uffd_wp(pte) false /* 6.x */
 
 /*
  * The tree's functions by address (the unit's last definition, written by

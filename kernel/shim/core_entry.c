@@ -112,6 +112,28 @@ static unsigned long ptelab_entry_zap_pte_range(struct mmu_gather *tlb,
 }
 
 
+/*
+ * move_ptes as the tree has it: 6.16+ pass a struct pagetable_move_control
+ * (mm/internal.h; the unit renames the tag when the tree has it), before
+ * the VMAs and addresses one by one. The lab's mremap needs no rmap locks.
+ */
+static int ptelab_entry_move_ptes(struct vm_area_struct *vma, struct vm_area_struct *new_vma,
+				  pmd_t *old_pmd, unsigned long old_addr, pmd_t *new_pmd,
+				  unsigned long new_addr, unsigned long extent)
+{
+#ifdef pagetable_move_control
+	struct pagetable_move_control pmc = {
+		.old = vma, .new = new_vma, .old_addr = old_addr, .old_end = old_addr + extent,
+		.new_addr = new_addr, .len_in = extent, .need_rmap_locks = false,
+	};
+
+	return move_ptes(&pmc, extent, old_pmd, new_pmd);
+#else
+	return move_ptes(vma, old_pmd, old_addr, old_addr + extent, new_vma, new_pmd, new_addr,
+			 false);
+#endif
+}
+
 /* the tree's struct folio_referenced_arg is ptelab's, word for word (6.x and 7.x) */
 _Static_assert(sizeof(struct folio_referenced_arg) == sizeof(lab_folio_referenced_arg) &&
 	       offsetof(struct folio_referenced_arg, memcg) ==
@@ -127,4 +149,5 @@ __attribute__((visibility("default"))) const struct mm_core_ops ptelab_core_ops 
 	.walk_pte_range = walk_pte_range,
 	.try_to_unmap_one = try_to_unmap_one,
 	.change_pte_range = change_pte_range,
+	.move_ptes = ptelab_entry_move_ptes,
 };

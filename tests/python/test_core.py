@@ -2,8 +2,8 @@
 """A kernel backend runs its tree's own core-mm code (kernel/extract.c,
 kernel/core_roots.c): the tree's zap_pte_range, folio_referenced_one,
 try_to_unmap_one, mlock_pte_range, copy_pte_range (fork), change_pte_range
-(mprotect), MGLRU's walk_pte_range and lru_gen_look_around, and their
-helpers, extracted by
+(mprotect), move_ptes (mremap), MGLRU's walk_pte_range and
+lru_gen_look_around, and their helpers, extracted by
 name, compiled against kernel/shim/core.h, called by ptelab's mm/.
 
 The twin (--core ref, ptelab's 7.3) and the tree's extracted code must give
@@ -75,10 +75,11 @@ def test_tree_core_equals_twin(version):
     for w, opts in cases:
         size = [] if w == "fuzz" or "--size" in opts else ["--size", "16M"]
         tree = run_json(w, "--impl", impl, *size, *opts, "--core", "tree")
-        # 6.12's change_pte_range changes one PTE at a time: the twin's shape without
-        # mprotect-batch (the tree's own code runs either way: the switch is the twin's)
+        # 6.12's change_pte_range and move_ptes handle one PTE at a time: the twin's
+        # shape without mprotect-batch and mremap-batch (the switches are the twin's)
         twin = run_json(w, "--impl", impl, *size, *opts, "--core", "ref",
-                        *(["--without", "mprotect-batch"] if version == "6.12" else []))
+                        *(["--without", "mprotect-batch", "--without", "mremap-batch"]
+                          if version == "6.12" else []))
         assert tree["backend"]["core"] == "tree" and twin["backend"]["core"] == "ref"
         what = f"{w} {' '.join(opts)} on {impl}"
         # check's counts of each PTE op's calls too: the same calls, not only the same events
