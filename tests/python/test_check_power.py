@@ -101,6 +101,14 @@ def mutant_tree(tmp_path, name):
     return dst
 
 
+# Mutants whose shape the random sequences reach more rarely. A write
+# protect of part of a contiguous block needs a block that straddles a VMA
+# boundary; 7.3's batched mprotect no longer refolds the blocks its own
+# split cuts (6.12's per-PTE one did), so such blocks now come from mlock's
+# splits alone: 4 sequences miss it, 8 find it.
+SEQUENCES = {"wrprotect_nounfold": 8}
+
+
 def kinds(violations):
     return {v.split(":")[0] for v in violations}
 
@@ -109,7 +117,8 @@ def kinds(violations):
 @pytest.mark.parametrize("name", sorted(MUTANTS))
 def test_check_catches(tmp_path, name):
     tree = mutant_tree(tmp_path, name)
-    p = run("check", "--impl", f"tree:{tree}", "--sequences", "4", "--json", timeout=900)
+    p = run("check", "--impl", f"tree:{tree}", "--sequences", str(SEQUENCES.get(name, 4)),
+            "--json", timeout=900)
     assert p.returncode == 1, p.stderr[-2000:]
     rows = [json.loads(l)["row"] for l in p.stdout.splitlines() if l.startswith('{"row"')]
     assert len(rows) == 80
@@ -327,7 +336,12 @@ def test_diff_of_two_releases_same_returns_other_costs():
     older = ROOT / "build" / "kernels" / "linux-6.12"
     if not older.is_dir():
         pytest.skip("kernel source not fetched (ptelab kernels fetch 6.12)")
-    p = run("check", "--diff", f"tree:{older},tree:{KERNEL}", "--sequences", "2", timeout=900)
+    # the two releases' arch code under one core-mm (the twin's): with their own
+    # core-mm (6.12's per-PTE mprotect, mremap, young tests and reclaim unmap
+    # against 7.3's folio batches) the operations return the same but leave
+    # the contiguous bits of the tables differently
+    p = run("check", "--diff", f"tree:{older},tree:{KERNEL}", "--core", "ref", "--sequences", "2",
+            timeout=900)
     assert p.returncode == 0, p.stdout[-3000:]
     assert "same returns and page tables on every configuration" in p.stdout
     # 7.3 batches the young tests 6.12 did per entry
