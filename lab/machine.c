@@ -231,6 +231,7 @@ int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 	}
 	arm64_use_backend(b);
 	mm_core = kernel_backend_core(b);
+	mm_debug_vm = false;
 	/* the switches are set: a kernel without contpte runs its #else block */
 	arch_select(a, a == &arch_arm64_ops ? arm64_backend_api() : NULL);
 	lru_gen_enabled = p->lru && !strcmp(p->lru, "mglru");

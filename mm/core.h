@@ -47,4 +47,13 @@ struct mm_core_ops {
 /* The run's core (lab_machine_setup sets it); NULL: ptelab's twin. */
 extern const struct mm_core_ops *mm_core;
 
+/*
+ * Whether the tree's VM_WARN_ON*()/VM_BUG_ON*() conditions are checked, as
+ * a CONFIG_DEBUG_VM kernel does (kernel/shim/core.h): on for check's
+ * workloads (fuzz, explore), which look for bugs; off for the measured
+ * ones, as in the distributions' kernels whose costs they model.
+ * lab_machine_setup turns it off; those workloads turn it on after.
+ */
+extern bool mm_debug_vm;
+
 #endif

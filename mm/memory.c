@@ -299,6 +299,7 @@ int access_user(struct hw_cpu *cpu, struct mm_struct *mm, unsigned long addr,
 }
 
 const struct mm_core_ops *mm_core;
+bool mm_debug_vm;
 
 /* mm/internal.h (7.3): the bits a batch ignores under these flags */
 static pte_t pte_batch_clear_ignored(pte_t pte, fpb_t flags)

@@ -32,6 +32,7 @@
 #include "hw/tlb.h"
 #include "kernel/symbolize.h"
 #include "mm/filemap.h"
+#include "mm/core.h"
 #include "mm/mm.h"
 #include "workloads/explore.h"
 #include "workloads/workload.h"
@@ -523,6 +524,8 @@ static int explore_run(const struct run_params *p, struct run_result *r, char *e
 	untimed.prof = NULL;
 	if (lab_machine_setup(&untimed, 16384, err, errlen))
 		return -1;
+	/* check's workloads: the tree's VM_WARN_ON*() conditions are checked (mm/core.h) */
+	mm_debug_vm = true;
 	run_phase_begin(r);
 	for (u64 s = first; s < first + n; s++) {
 		const struct scenario *sc = &scenarios[s];

@@ -24,6 +24,7 @@
 #include "hw/phys.h"
 #include "hw/random.h"
 #include "mm/filemap.h"
+#include "mm/core.h"
 #include "mm/mm.h"
 #include "workloads/fuzz.h"
 #include "workloads/workload.h"
@@ -655,6 +656,8 @@ static int fuzz_run(const struct run_params *p, struct run_result *r, char *err,
 	untimed.prof = NULL;
 	if (lab_machine_setup(&untimed, FUZZ_PAGES * 2 + 8192, err, errlen))
 		return -1;
+	/* check's workloads: the tree's VM_WARN_ON*() conditions are checked (mm/core.h) */
+	mm_debug_vm = true;
 	run_phase_begin(r);
 	fuzz_differential = p->variant && !strcmp(p->variant, "differential");
 	fuzz_tables_digest = 0;
