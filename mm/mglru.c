@@ -329,7 +329,6 @@ static struct folio *lru_gen_folio_of(pte_t pte)
  * locals.
  */
 struct young_scan {
-	struct lruvec *lruvec;
 	u64 seq;            /* DEFINE_MAX_SEQ at the scan's start: where young folios go */
 	int *batched;       /* the aging walk's count of folios it moved; NULL: look-around */
 	struct folio *last; /* the young folio whose update waits for the next one (6.14+) */
@@ -529,7 +528,7 @@ bool lru_gen_look_around(struct page_vma_mapped_walk *pvmw, unsigned int nr)
 		}
 	}
 	unsigned long folio_addr = addr, folio_end = addr + nr * PAGE_SIZE;
-	struct young_scan ys = { .lruvec = lruvec, .seq = lruvec->lrugen.max_seq };
+	struct young_scan ys = { .seq = lruvec->lrugen.max_seq };
 
 	if (seed) {
 		/* the page itself was counted by should_look_around() */
@@ -574,8 +573,7 @@ static bool walk_pte_range(pmd_t *pmdp, unsigned long start, unsigned long end,
 	PERF_FUNC();
 	struct lru_gen_mm_walk *walk = args->private;
 	struct vm_area_struct *vma = args->vma;
-	struct young_scan ys = { .lruvec = walk->lruvec, .seq = walk->lruvec->lrugen.max_seq,
-				 .batched = &walk->batched };
+	struct young_scan ys = { .seq = walk->lruvec->lrugen.max_seq, .batched = &walk->batched };
 	spinlock_t *ptl;
 	pte_t *table = pte_offset_map_trylock(args->mm, pmdp, start, &ptl), *ptep = table;
 	int total = 0, young = 0;

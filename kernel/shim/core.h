@@ -497,9 +497,13 @@ static inline int ptelab_core_folio_update_gen(struct folio *folio, int gen)
 	unsigned long seq = folio_lruvec(folio)->lrugen.max_seq;
 	int old = folio_lru_gen(folio);
 
-	while (lru_gen_from_seq(seq) != gen)
+	for (int i = 0; i < MAX_NR_GENS && lru_gen_from_seq(seq) != gen; i++)
 		seq--;
-	return folio_update_gen(folio, seq) || old == gen ? old : -1;
+	if (lru_gen_from_seq(seq) != gen) {
+		ptelab_kernel_warn(__FILE__, __LINE__, "folio_update_gen: gen is no generation's");
+		return -1;
+	}
+	return (folio_update_gen(folio, seq) || old == gen) ? old : -1;
 }
 #define folio_update_gen(folio, gen, ...) ptelab_core_folio_update_gen(folio, gen)
 /* the twin's walk counts the folios it moved; its lrugen counts pages by list, not by walk deltas */

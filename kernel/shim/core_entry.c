@@ -113,9 +113,10 @@ static unsigned long ptelab_entry_zap_pte_range(struct mmu_gather *tlb,
 
 
 /*
- * move_ptes as the tree has it: 6.16+ pass a struct pagetable_move_control
- * (mm/internal.h; the unit renames the tag when the tree has it), before
- * the VMAs and addresses one by one. The lab's mremap needs no rmap locks.
+ * move_ptes as the tree has it: a struct pagetable_move_control
+ * (mm/internal.h; 7.2 and 7.3 have it, and the unit renames its tag, so
+ * the rename says the tree has it), or 6.12's VMAs and addresses one by
+ * one. The lab's mremap needs no rmap locks.
  */
 static int ptelab_entry_move_ptes(struct vm_area_struct *vma, struct vm_area_struct *new_vma,
 				  pmd_t *old_pmd, unsigned long old_addr, pmd_t *new_pmd,
