@@ -13,7 +13,7 @@ WERROR := $(if $(filter e,$(W)),-Werror)
 cc-option = $(shell $(CC) -Werror $(1) -x c -c /dev/null -o /dev/null 2>/dev/null && echo $(1))
 # -ffp-contract=off: no fused multiply-adds, so every compiler sums modelled time
 # to the same last bit (GCC in C11 mode does not contract; clang would)
-CFLAGS_COMMON := -std=c11 -D_GNU_SOURCE -ffp-contract=off -Wall -Wextra $(WERROR) -Wno-unused-parameter \
+CFLAGS_COMMON := -std=c11 -D_GNU_SOURCE -ffp-contract=off -Wall -Wextra -Wshadow $(WERROR) -Wno-unused-parameter \
 	-Wno-missing-field-initializers $(call cc-option,-Wno-format-truncation) \
 	$(call cc-option,-Wno-gnu-variable-sized-type-not-at-end) -I. -g
 CFLAGS ?= -O2

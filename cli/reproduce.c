@@ -396,9 +396,7 @@ static int s5_run(const char *out_dir, u64 size)
 
 				snprintf(row, sizeof(row), "%s %s %s", arches[a], s5_rows[r],
 					 v ? "after" : "before");
-				int r = run_one(&s, &o, jsonl, "S5", row);
-
-				if (r < 0)
+				if (run_one(&s, &o, jsonl, "S5", row) < 0)
 					return -1;
 				if (!o.ok) {
 					fprintf(stderr, "ptelab: S5 %s %s: invariants violated\n",

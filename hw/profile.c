@@ -163,17 +163,17 @@ int profile_parse(FILE *f, const char *where, const char *name, struct profile *
 			/* the machine's swap device (sim/swapdev.h), for workloads that swap */
 			char *end;
 			double v = strtod(val, &end);
-			double *f = !strcmp(key, "swap.latency_ns") ? &p->swap_latency_ns :
-				    !strcmp(key, "swap.bandwidth_mbps") ? &p->swap_bandwidth_mbps :
-				    !strcmp(key, "swap.depth") ? &p->swap_depth : NULL;
+			double *field = !strcmp(key, "swap.latency_ns") ? &p->swap_latency_ns :
+					!strcmp(key, "swap.bandwidth_mbps") ? &p->swap_bandwidth_mbps :
+					!strcmp(key, "swap.depth") ? &p->swap_depth : NULL;
 
-			if (!f || end == val || *end || v <= 0) {
+			if (!field || end == val || *end || v <= 0) {
 				snprintf(err, errlen, "%s:%d: bad swap line '%s' (swap.latency_ns, "
 					 "swap.bandwidth_mbps, swap.depth take positive numbers)",
 					 where, lineno, key);
 				return -1;
 			}
-			*f = v;
+			*field = v;
 		} else {
 			snprintf(err, errlen, "%s:%d: unknown key '%s'", where, lineno, key);
 			return -1;

@@ -523,11 +523,11 @@ void kernel_backend_provenance(const char *impl, char *buf, size_t len)
 		snprintf(buf, len, "{\"kind\": \"fetched\", %s\"package\": \"%s\", "
 			 "\"package_version\": \"%s\", \"kernel\": \"%s\"}", core, a, b, kver);
 	} else if (!strncmp(impl, "git:", 4)) {
-		char tree[PATH_MAX], commit[41] = "";
+		char worktree[PATH_MAX], commit[41] = "";
 		const char *at = strrchr(impl + 4, '@');
 		size_t n;
 
-		if (git_tree_materialize(impl + 4, tree, sizeof(tree), commit, err, sizeof(err)))
+		if (git_tree_materialize(impl + 4, worktree, sizeof(worktree), commit, err, sizeof(err)))
 			commit[0] = 0;
 		n = (size_t)snprintf(buf, len, "{\"kind\": \"git\", %s\"path\": \"", core);
 		for (const char *c = impl + 4; *c && c != at && n + 8 < len; c++) {

@@ -1023,15 +1023,15 @@ static void test_stack_overflow_faults(void)
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
-		struct sim_engine *e = new_engine(1, 64 * 1024);
+		struct sim_engine *ce = new_engine(1, 64 * 1024);
 		int r = 0;
 
 		if (!freopen("/dev/null", "w", stderr))
 			_exit(3);
-		sim_agent_create(e, "deep", NULL, overflow_fn, &r);
+		sim_agent_create(ce, "deep", NULL, overflow_fn, &r);
 		for (int i = 0; i < 8; i++)
-			sim_agent_create(e, "below", NULL, idle_fn, NULL);
-		sim_run(e);
+			sim_agent_create(ce, "below", NULL, idle_fn, NULL);
+		sim_run(ce);
 		_exit(42); /* only if the overflow went unnoticed */
 	}
 	EXPECT(pid > 0);

@@ -39,11 +39,11 @@ struct v_lab {
  * read-write in 4 KiB folios, or a read-only file of 4 KiB folios), and a
  * VM with nr_vcpus vCPUs whose memslot 0 maps V_GPA to them.
  */
-static void v_setup(struct v_lab *v, const char *arch, bool file, int nr_vcpus,
+static void v_setup(struct v_lab *v, const char *arch_name, bool file, int nr_vcpus,
 		    struct kvm_config cfg, bool s2_hw_af, bool tlbi_range)
 {
 	struct run_params p = {
-		.arch = arch, .impl = "ref", .nr_cpus = 2, .seed = 1,
+		.arch = arch_name, .impl = "ref", .nr_cpus = 2, .seed = 1,
 		.policy = HW_POLICY_ACCESSED, .tlb_entries = 256, .tlb_ways = 4, .hafdbs = true,
 	};
 	struct kvm_create_params kp = {
@@ -55,7 +55,7 @@ static void v_setup(struct v_lab *v, const char *arch, bool file, int nr_vcpus,
 	lab_switches_reset();
 	if (lab_machine_setup(&p, 8192, err, sizeof(err)))
 		printf("    # setup failed: %s\n", err);
-	v->t = kp.mmu_type = strcmp(arch, "x86") ? KVM_MMU_STAGE2 : KVM_MMU_TDP;
+	v->t = kp.mmu_type = strcmp(arch_name, "x86") ? KVM_MMU_STAGE2 : KVM_MMU_TDP;
 	v->mm = mm_alloc();
 	if (file) {
 		v->file = address_space_create(V_PAGES * PAGE_SIZE, 0);
@@ -157,14 +157,14 @@ static void test_config_versions(void)
 
 /* ---- faults ---- */
 
-static void fault_in(const char *arch, struct kvm_config c, bool write)
+static void fault_in(const char *arch_name, struct kvm_config c, bool write)
 {
 	struct v_lab v;
 	struct kvm_vcpu *vcpu;
-	bool x86 = !strcmp(arch, "x86");
+	bool x86 = !strcmp(arch_name, "x86");
 	bool wlock = !x86 && c.s2_fault_lock == KVM_LOCK_WRITE;
 
-	v_setup(&v, arch, false, 1, c, true, false);
+	v_setup(&v, arch_name, false, 1, c, true, false);
 	vcpu = kvm_get_vcpu(v.kvm, 0);
 	snap(&v);
 	EXPECT_EQ(access_pages(vcpu, 0, V_PAGES, write), 0);
@@ -377,11 +377,11 @@ static void test_clear_flush_young_arm64(void)
 	v_teardown(&v);
 }
 
-static void clear_young(const char *arch, struct kvm_config c)
+static void clear_young(const char *arch_name, struct kvm_config c)
 {
 	struct v_lab v;
 
-	v_setup(&v, arch, false, 2, c, true, false);
+	v_setup(&v, arch_name, false, 2, c, true, false);
 	EXPECT_EQ(access_pages(kvm_get_vcpu(v.kvm, 0), 0, 32, true), 0);
 	snap(&v);
 	/* 32 young leaves aged, reported young, and never a flush nor an IPI */
@@ -433,16 +433,16 @@ static bool test_bit_t(const unsigned long *bitmap, unsigned long bit)
 }
 
 /* the seed's bitmap: page i of [hva_of(0), hva_of(64)) is bit 63 - i */
-static void test_clear_young_bitmap(const char *arch)
+static void test_clear_young_bitmap(const char *arch_name)
 {
-	bool x86 = !strcmp(arch, "x86");
+	bool x86 = !strcmp(arch_name, "x86");
 	struct kvm_config c = x86 ? cfg(KVM_MMU_TDP, 6, 1) : cfg(KVM_MMU_STAGE2, 6, 1);
 	unsigned long bitmap[1] = { 0 };
 	struct v_lab v;
 	int set = 0;
 
 	c.test_clear_young = true;
-	v_setup(&v, arch, false, 1, c, true, false);
+	v_setup(&v, arch_name, false, 1, c, true, false);
 	EXPECT_EQ(access_pages(kvm_get_vcpu(v.kvm, 0), 0, V_PAGES, true), 0);
 	/* pages 10..19 made old, then 12 and 15 touched again: 64 - 10 + 2 = 56 young */
 	EXPECT(mmu_notifier_clear_young(v.mm, hva_of(10), hva_of(20)));
@@ -586,15 +586,15 @@ static void test_test_clear_young_arm64_software_af(void)
 
 /* ---- invalidation ---- */
 
-static void invalidate(const char *arch, bool tlbi_range)
+static void invalidate(const char *arch_name, bool tlbi_range)
 {
-	bool x86 = !strcmp(arch, "x86");
+	bool x86 = !strcmp(arch_name, "x86");
 	struct kvm_config c = x86 ? cfg(KVM_MMU_TDP, 7, 3) : cfg(KVM_MMU_STAGE2, 7, 3);
 	struct mmu_notifier_range range;
 	struct v_lab v;
 	unsigned long seq;
 
-	v_setup(&v, arch, false, 2, c, true, tlbi_range);
+	v_setup(&v, arch_name, false, 2, c, true, tlbi_range);
 	EXPECT_EQ(access_pages(kvm_get_vcpu(v.kvm, 0), 0, 32, true), 0);
 	EXPECT_EQ(access_pages(kvm_get_vcpu(v.kvm, 1), 32, 1, false), 0);
 	seq = v.kvm->mmu_invalidate_seq;
@@ -692,13 +692,13 @@ static void race_invalidate(struct kvm_vcpu *vcpu, unsigned long hva, void *arg)
 	mmu_notifier_invalidate_range_end(&range);
 }
 
-static void fault_race(const char *arch)
+static void fault_race(const char *arch_name)
 {
-	bool x86 = !strcmp(arch, "x86");
+	bool x86 = !strcmp(arch_name, "x86");
 	struct v_lab v;
 	unsigned long seq;
 
-	v_setup(&v, arch, false, 1, x86 ? cfg(KVM_MMU_TDP, 7, 3) : cfg(KVM_MMU_STAGE2, 7, 3),
+	v_setup(&v, arch_name, false, 1, x86 ? cfg(KVM_MMU_TDP, 7, 3) : cfg(KVM_MMU_STAGE2, 7, 3),
 		true, false);
 	v.kvm->faultin_hook = race_invalidate;
 	race_calls = 0;
@@ -737,14 +737,14 @@ static void test_fault_race_arm64(void)
 
 /* ---- core-mm unmapping a KVM-mapped page ---- */
 
-static void unmap_file_folio(const char *arch)
+static void unmap_file_folio(const char *arch_name)
 {
-	bool x86 = !strcmp(arch, "x86");
+	bool x86 = !strcmp(arch_name, "x86");
 	struct v_lab v;
 	struct folio *folio;
 	u64 pfn;
 
-	v_setup(&v, arch, true, 1, x86 ? cfg(KVM_MMU_TDP, 7, 3) : cfg(KVM_MMU_STAGE2, 7, 3),
+	v_setup(&v, arch_name, true, 1, x86 ? cfg(KVM_MMU_TDP, 7, 3) : cfg(KVM_MMU_STAGE2, 7, 3),
 		true, false);
 	EXPECT_EQ(access_pages(kvm_get_vcpu(v.kvm, 0), 0, 16, false), 0);
 	/* the file is read-only: its leaves are too */
@@ -814,13 +814,13 @@ static void test_try_to_unmap_file_folio_arm64(void)
  * covers, so KVM zaps and flushes nothing: the IPIs are the host's own.
  * arm64's broadcast TLBI interrupts no guest.
  */
-static void shootdown(const char *arch)
+static void shootdown(const char *arch_name)
 {
-	bool x86 = !strcmp(arch, "x86");
+	bool x86 = !strcmp(arch_name, "x86");
 	unsigned long other = V_HVA + 4 * V_PAGES * PAGE_SIZE;
 	struct v_lab v;
 
-	v_setup(&v, arch, false, 3, x86 ? cfg(KVM_MMU_TDP, 7, 3) : cfg(KVM_MMU_STAGE2, 7, 3),
+	v_setup(&v, arch_name, false, 3, x86 ? cfg(KVM_MMU_TDP, 7, 3) : cfg(KVM_MMU_STAGE2, 7, 3),
 		true, false);
 	mmap_anon(v.mm, other, 4 * PAGE_SIZE, VM_READ | VM_WRITE, 0, false);
 	switch_mm(&hw_machine.cpu[0], v.mm);
