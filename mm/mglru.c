@@ -289,7 +289,8 @@ static bool young_test(struct vm_area_struct *vma, unsigned long addr, pte_t *pt
 			young |= ptep_test_and_clear_young(vma, addr + i * PAGE_SIZE, ptep + i);
 		return young;
 	}
-	if (nr > 1 && mm_sw.young_batch)
+	/* 7.x asks the batched op even for one entry (walk_pte_range, lru_gen_look_around) */
+	if (mm_sw.young_batch)
 		return test_and_clear_young_ptes_notify(vma, addr, ptep, nr);
 	for (unsigned int i = 0; i < nr; i++)
 		young |= ptep_clear_young_notify(vma, addr + i * PAGE_SIZE, ptep + i);

@@ -253,7 +253,7 @@ static bool inactive_is_low(enum lru_list inactive)
 static u64 shrink_list_type(enum lru_list inactive, u64 nr_to_reclaim, struct reclaim_stat *rs)
 {
 	enum lru_list active = inactive + 1;
-	u64 reclaimed = 0;
+	u64 reclaimed = 0, scanned = rs->nr_scanned;
 
 	while (reclaimed < nr_to_reclaim) {
 		if (inactive_is_low(inactive))
@@ -263,9 +263,15 @@ static u64 shrink_list_type(enum lru_list inactive, u64 nr_to_reclaim, struct re
 		u64 r = shrink_inactive_list(inactive, SWAP_CLUSTER_MAX, rs, NULL);
 
 		reclaimed += r;
-		if (!r && !root_lruvec.nr_pages[active] &&
-		    rs->nr_scanned > 4 * (u64)root_lruvec.nr_pages[inactive] + 1024)
-			break; /* nothing reclaimable left */
+		/*
+		 * nothing reclaimable left: every page of both lists looked at
+		 * four times since this call began (folios that keep being
+		 * activated, mlocked or referenced ones, would cycle between
+		 * the lists for ever; the kernel's priority loop is bounded too)
+		 */
+		if (!r && rs->nr_scanned - scanned > 4 * (u64)(root_lruvec.nr_pages[inactive] +
+								root_lruvec.nr_pages[active]) + 1024)
+			break;
 	}
 	return reclaimed;
 }

@@ -26,6 +26,7 @@
 #include "mm/filemap.h"
 #include "mm/core.h"
 #include "mm/mm.h"
+#include "mm/reclaim.h"
 #include "workloads/fuzz.h"
 #include "workloads/workload.h"
 
@@ -251,6 +252,18 @@ static void fuzz_op_run(struct fuzz *t_, const struct fuzz_op *op, int order,
 		if (rnd(3)) {
 			DESC("%s load file va %#llx", hw_agent_name(cpu), (unsigned long long)(F_BASE + fp * PAGE_SIZE));
 			access_user(cpu, t.mm, F_BASE + fp * PAGE_SIZE, false);
+		} else if (rnd(2)) {
+			/*
+			 * memory.reclaim of some of the page cache: the rmap young
+			 * test (and MGLRU's look-around and aging walk) and reclaim's
+			 * unmap of the file folios the mapping holds
+			 */
+			u64 pages = 16 + rnd(49);
+			struct reclaim_stat rs = { 0 };
+
+			DESC("memory.reclaim %llu pages (%s LRU)", (unsigned long long)pages,
+			     lru_gen_enabled ? "multi-gen" : "classic");
+			(void)memory_reclaim(pages << PAGE_SHIFT, &rs);
 		} else {
 			u64 n = 1 + rnd(min((u64)40, F_PAGES - fp));
 
@@ -394,6 +407,8 @@ static void fuzz_run_ops(u64 seed, int order, const struct fuzz_op *ops, int nr_
 	 */
 	mm_restart();
 	hw_machine.rng = seed | 1;
+	/* reclaim by either LRU: every other sequence runs the multi-gen one */
+	lru_gen_enabled = seed & 1;
 	for (int a = 0; a < hw_machine.nr_agents; a++)
 		hw_tlb_inval_all(&hw_machine.cpu[a].tlb, -1);
 	t.cpu = &hw_machine.cpu[0];
