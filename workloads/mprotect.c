@@ -68,6 +68,7 @@ static int mprotect_run(const struct run_params *p, struct run_result *r, char *
 	mm_check_invariants(mm);
 	mmput(mm);
 	mm_check_all_freed();
+	lab_machine_teardown();
 	return 0;
 }
 
