@@ -160,6 +160,24 @@ static inline pte_t get_and_clear_full_ptes(struct mm_struct *mm,
 	return pte;
 }
 
+/*
+ * mprotect's transaction over a run (arch/arm64/mm/mmu.c, on a CPU without
+ * erratum 2645198, so no break-before-make): the run cleared, its young
+ * and dirty gathered, then set again with the new protection.
+ */
+static inline pte_t modify_prot_start_ptes(struct vm_area_struct *vma, unsigned long addr,
+					   pte_t *ptep, unsigned int nr)
+{
+	return get_and_clear_full_ptes(vma->vm_mm, addr, ptep, nr, 0);
+}
+
+static inline void modify_prot_commit_ptes(struct vm_area_struct *vma, unsigned long addr,
+					   pte_t *ptep, pte_t old_pte, pte_t pte, unsigned int nr)
+{
+	(void)old_pte;
+	set_ptes(vma->vm_mm, addr, ptep, pte, nr);
+}
+
 static inline pte_t ptep_get_and_clear_full(struct mm_struct *mm,
 					    unsigned long addr, pte_t *ptep,
 					    int full)

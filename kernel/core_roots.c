@@ -80,7 +80,7 @@ static const struct core_boundary mprotect_boundary[] = {
 	{ "vma_is_single_threaded_private", "NUMA hinting (MM_CP_PROT_NUMA) is not in the lab" },
 	{ "folio_can_map_prot_numa", "the same" },
 	{ "modify_prot_start_ptes", "arm64's (arch/arm64/mm/mmu.c) on a CPU without erratum "
-				    "2645198: get_and_clear_ptes() (kernel/shim/core.h)" },
+				    "2645198: get_and_clear_ptes() (arch/pgtable.h)" },
 	{ "modify_prot_commit_ptes", "arm64's: set_ptes()" },
 	{ NULL, NULL },
 };

@@ -2,8 +2,8 @@
 /*
  * Mirrors 7.3: mm/mprotect.c (do_mprotect_pkey, mprotect_fixup,
  * change_pmd_range, change_pte_range, change_present_ptes and the
- * write-upgrade helpers); arch/arm64/mm/mmu.c's modify_prot_start_ptes
- * and modify_prot_commit_ptes.
+ * write-upgrade helpers); modify_prot_start/commit_ptes, arm64's mmu.c
+ * ones, are arch/pgtable.h's.
  */
 /*
  * mprotect: new vm_flags on whole VMAs (split at the edges), then
@@ -25,20 +25,6 @@
 #include "mm/mmu_notifier.h"
 #include "mm/switches.h"
 #include "hw/perf.h"
-
-/* arch/arm64/mm/mmu.c, on a CPU without erratum 2645198 (no break-before-make) */
-static pte_t modify_prot_start_ptes(struct vm_area_struct *vma, unsigned long addr,
-				    pte_t *ptep, unsigned int nr)
-{
-	return get_and_clear_full_ptes(vma->vm_mm, addr, ptep, nr, 0);
-}
-
-static void modify_prot_commit_ptes(struct vm_area_struct *vma, unsigned long addr, pte_t *ptep,
-				    pte_t old_pte, pte_t pte, unsigned int nr)
-{
-	(void)old_pte;
-	set_ptes(vma->vm_mm, addr, ptep, pte, nr);
-}
 
 /*
  * Whether the entry may be made writable by the VMA's rights alone. The

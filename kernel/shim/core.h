@@ -653,8 +653,8 @@ static inline unsigned long softleaf_to_pfn(softleaf_t e) { return 0; }
 
 /*
  * mprotect (mm/mprotect.c change_pte_range): arm64's
- * modify_prot_start/commit_ptes (arch/arm64/mm/mmu.c, no erratum
- * 2645198), the gather's range for the flush; no NUMA hinting,
+ * modify_prot_start/commit_ptes are arch/pgtable.h's (the twin's too),
+ * the gather's range for the flush; no NUMA hinting,
  * soft-dirty or userfaultfd protection.
  */
 #define VMA_WRITE_BIT 1 /* VM_WRITE */
@@ -667,16 +667,6 @@ _Static_assert(VM_WRITE == 1UL << VMA_WRITE_BIT && VM_SHARED == 1UL << VMA_SHARE
 #define MM_CP_UFFD_WP_ALL (MM_CP_UFFD_WP | MM_CP_UFFD_WP_RESOLVE)
 #define MM_CP_UFFD_RWP (1UL << 4)
 #define MM_CP_UFFD_RWP_RESOLVE (1UL << 5)
-static inline pte_t modify_prot_start_ptes(struct vm_area_struct *vma, unsigned long addr,
-					   pte_t *ptep, unsigned int nr)
-{
-	return get_and_clear_full_ptes(vma->vm_mm, addr, ptep, nr, 0);
-}
-static inline void modify_prot_commit_ptes(struct vm_area_struct *vma, unsigned long addr,
-					   pte_t *ptep, pte_t old_pte, pte_t pte, unsigned int nr)
-{
-	set_ptes(vma->vm_mm, addr, ptep, pte, nr);
-}
 /* 6.x's one-entry forms (arm64's: the same with nr 1) */
 #define ptep_modify_prot_start(vma, addr, ptep) modify_prot_start_ptes(vma, addr, ptep, 1)
 #define ptep_modify_prot_commit(vma, addr, ptep, old, pte) \
