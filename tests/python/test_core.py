@@ -103,8 +103,9 @@ def _copy(tmp_path, name="linux"):
     return d
 
 
-def _patch(tree, old, new):
-    src = tree / "mm" / "memory.c"
+def _patch(tree, old, new, path="mm/memory.c"):
+    """Replace the one occurrence of old in the tree's file."""
+    src = tree / path
     text = src.read_text()
     assert text.count(old) == 1, old
     src.write_text(text.replace(old, new))
@@ -240,11 +241,8 @@ def test_612_and_73_core_side_by_side():
 @needs_73
 def test_patch_to_folio_referenced_one_moves_counts(tmp_path):
     tree = _copy(tmp_path)
-    src = tree / "mm" / "rmap.c"
-    text = src.read_text()
     old = "\t\t\tnr = folio_pte_batch(folio, pvmw.pte, pteval, max_nr);\n"
-    assert text.count(old) == 1
-    src.write_text(text.replace(old, "\t\t\tnr = 1;\n"))
+    _patch(tree, old, "\t\t\tnr = 1;\n", "mm/rmap.c")
     args = ["reclaim-file", "--impl", f"tree:{tree}", "--size", "16M", "--folio-size", "64K",
             "--lru", "classic"]
     patched, twin = run_json(*args), run_json(*args, "--core", "ref")
@@ -262,13 +260,10 @@ def test_patch_to_walk_pte_range_moves_counts(tmp_path):
     table not worth walking again, and the next aging skips them (the Bloom
     filter): the tree's own code decides."""
     tree = _copy(tmp_path)
-    src = tree / "mm" / "vmscan.c"
-    text = src.read_text()
     old = ("\t\tif (folio_test_large(folio)) {\n"
            "\t\t\tconst unsigned int max_nr = (end - addr) >> PAGE_SHIFT;\n\n"
            "\t\t\tnr = folio_pte_batch_flags(folio, NULL, cur_pte, &ptent,")
-    assert text.count(old) == 1
-    src.write_text(text.replace(old, old.replace("if (folio_test_large", "if (0 && folio_test_large")))
+    _patch(tree, old, old.replace("if (folio_test_large", "if (0 && folio_test_large"), "mm/vmscan.c")
     args = ["reclaim-file", "--impl", f"tree:{tree}", "--size", "64M", "--folio-size", "64K",
             "--lru", "mglru"]
     patched, twin = run_json(*args), run_json(*args, "--core", "ref")
@@ -286,11 +281,8 @@ def test_patch_to_folio_unmap_pte_batch_moves_counts(tmp_path):
     """Reclaim's unmap of a 64K file folio one PTE at a time (as 6.12 does): each
     clear of an entry of a contiguous block unfolds it and is flushed alone."""
     tree = _copy(tmp_path)
-    src = tree / "mm" / "rmap.c"
-    text = src.read_text()
     old = "\tif (flags & TTU_HWPOISON)\n\t\treturn 1;\n\tif (!folio_test_large(folio))\n\t\treturn 1;\n"
-    assert text.count(old) == 1
-    src.write_text(text.replace(old, "\treturn 1;\n"))
+    _patch(tree, old, "\treturn 1;\n", "mm/rmap.c")
     args = ["reclaim-file", "--impl", f"tree:{tree}", "--size", "16M", "--folio-size", "64K"]
     patched, twin = run_json(*args), run_json(*args, "--core", "ref")
     t, p = twin["events"], patched["events"]
@@ -307,11 +299,8 @@ def test_patch_to_change_pte_range_moves_counts(tmp_path):
     and refolds at its last, each entry flushed alone; the pages still end
     writable (exclusive anonymous pages, page by page)."""
     tree = _copy(tmp_path)
-    src = tree / "mm" / "mprotect.c"
-    text = src.read_text()
     old = "\t\t\tnr_ptes = mprotect_folio_pte_batch(folio, pte, oldpte, max_nr_ptes, flags);\n"
-    assert text.count(old) == 1
-    src.write_text(text.replace(old, "\t\t\tnr_ptes = 1;\n"))
+    _patch(tree, old, "\t\t\tnr_ptes = 1;\n", "mm/mprotect.c")
     args = ["mprotect", "--impl", f"tree:{tree}", "--size", "16M", "--folio-size", "64K"]
     patched, twin = run_json(*args), run_json(*args, "--core", "ref")
     t, p = twin["events"], patched["events"]
@@ -364,11 +353,8 @@ def test_patch_to_mlock_pte_range_moves_counts(tmp_path):
     large folio seen one page at a time is never mlocked (allow_mlock_munlock
     wants the whole folio): the tree's own code decides."""
     tree = _copy(tmp_path)
-    src = tree / "mm" / "mlock.c"
-    text = src.read_text()
     old = "\treturn folio_pte_batch(folio, pte, ptent, count);\n}"
-    assert text.count(old) == 1
-    src.write_text(text.replace(old, "\treturn 1;\n}"))
+    _patch(tree, old, "\treturn 1;\n}", "mm/mlock.c")
     args = ["mlock-loop", "--impl", f"tree:{tree}", "--size", "16M", "--iterations", "2"]
     patched, twin = run_json(*args), run_json(*args, "--core", "ref")
     assert twin["events"]["lru_move"] > 0 and patched["events"]["lru_move"] == 0
@@ -403,12 +389,9 @@ def test_check_names_a_batch_past_a_folios_end(tmp_path):
     and mapped alike, and fork shares its pages writable, zap unmaps them from
     the wrong folio. check --impl on the tree's own core-mm code names it."""
     tree = _copy(tmp_path)
-    src = tree / "mm" / "internal.h"
-    text = src.read_text()
     old = ("\tmax_nr = min_t(unsigned long, max_nr,\n"
            "\t\t       folio_pfn(folio) + folio_nr_pages(folio) - pte_pfn(pte));\n")
-    assert text.count(old) == 1
-    src.write_text(text.replace(old, ""))
+    _patch(tree, old, "", "mm/internal.h")
     kinds = set()
     for r in _check_rows(tree):
         kinds |= set(r["counts"]) | ({r["kind"]} if r["finding"] else set())
