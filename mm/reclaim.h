@@ -141,5 +141,7 @@ void update_bloom_filter(struct lruvec *lruvec, u64 seq, const void *pmd);
 
 /* memcg memory.reclaim: reclaim exactly (at least) bytes, in batches */
 u64 memory_reclaim(u64 bytes, struct reclaim_stat *rs);
+/* the same, giving up after retries batches that freed nothing */
+u64 memory_reclaim_retries(u64 bytes, struct reclaim_stat *rs, int retries);
 
 #endif

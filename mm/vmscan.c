@@ -393,17 +393,18 @@ void age_active_anon(struct reclaim_stat *rs)
 
 /*
  * memory.reclaim: try_to_free_mem_cgroup_pages asking at most
- * SWAP_CLUSTER_MAX pages at a time until the request is met. Reclaim
- * judges whole isolation batches (SWAP_CLUSTER_MAX pages classic,
- * MIN_LRU_BATCH multi-gen), so the overshoot is less than one batch and
- * one folio.
+ * SWAP_CLUSTER_MAX pages at a time until the request is met, giving up
+ * after @retries passes that freed nothing (the kernel's nr_retries,
+ * MAX_RECLAIM_RETRIES; fewer stands for a writer interrupted by a signal,
+ * memory_reclaim's signal_pending() exit). Reclaim judges whole isolation
+ * batches (SWAP_CLUSTER_MAX pages classic, MIN_LRU_BATCH multi-gen), so
+ * the overshoot is less than one batch and one folio.
  */
-u64 memory_reclaim(u64 bytes, struct reclaim_stat *rs)
+u64 memory_reclaim_retries(u64 bytes, struct reclaim_stat *rs, int retries)
 {
 	PERF_FUNC();
 	u64 target = bytes >> PAGE_SHIFT, reclaimed = 0;
 	u64 removed = filemap_removed_pages();
-	int retries = MAX_RECLAIM_RETRIES;
 	struct lru_gen_mm_walk walk = { .lruvec = &root_lruvec, .rs = rs };
 	struct reclaim_state reclaim_state = { .stat = rs, .mm_walk = &walk };
 
@@ -425,4 +426,9 @@ u64 memory_reclaim(u64 bytes, struct reclaim_stat *rs)
 		hw_violation(VIOL_OTHER, "memory.reclaim reported %llu pages but %llu left the page cache",
 			     (unsigned long long)reclaimed, (unsigned long long)removed);
 	return reclaimed;
+}
+
+u64 memory_reclaim(u64 bytes, struct reclaim_stat *rs)
+{
+	return memory_reclaim_retries(bytes, rs, MAX_RECLAIM_RETRIES);
 }

@@ -256,14 +256,17 @@ static void fuzz_op_run(struct fuzz *t_, const struct fuzz_op *op, int order,
 			/*
 			 * memory.reclaim of some of the page cache: the rmap young
 			 * test (and MGLRU's look-around and aging walk) and reclaim's
-			 * unmap of the file folios the mapping holds
+			 * unmap of the file folios the mapping holds. One batch that
+			 * frees nothing ends it (a writer interrupted by a signal):
+			 * with other agents touching every page, sixteen retries
+			 * over a page cache that stays young repeat the same scan
 			 */
 			u64 pages = 16 + rnd(49);
 			struct reclaim_stat rs = { 0 };
 
 			DESC("memory.reclaim %llu pages (%s LRU)", (unsigned long long)pages,
 			     lru_gen_enabled ? "multi-gen" : "classic");
-			(void)memory_reclaim(pages << PAGE_SHIFT, &rs);
+			(void)memory_reclaim_retries(pages << PAGE_SHIFT, &rs, 1);
 		} else {
 			u64 n = 1 + rnd(min((u64)40, F_PAGES - fp));
 
