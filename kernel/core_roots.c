@@ -60,8 +60,9 @@ static const struct core_boundary rmap_boundary[] = {
 static const char *const unmap_roots[] = { "try_to_unmap_one", NULL };
 
 static const struct core_boundary unmap_boundary[] = {
-	{ "ttu_anon_folio", "reclaim in the lab unmaps page-cache (file and shmem) folios only: "
-			    "an anonymous one is a violation (kernel/shim/core.h)" },
+	{ "ttu_anon_swapbacked_folio", "reclaim in the lab swaps out no anonymous folio (7.3's "
+				       "lazyfree half is the tree's): reaching it is a finding "
+				       "(kernel/shim/core.h)" },
 	{ "should_defer_flush", "no deferred reclaim TLB flush in the lab (TTU_BATCH_FLUSH): "
 				"each run is flushed at once" },
 	{ "set_tlb_ubc_flush_pending", "the same" },

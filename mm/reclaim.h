@@ -143,5 +143,7 @@ void update_bloom_filter(struct lruvec *lruvec, u64 seq, const void *pmd);
 u64 memory_reclaim(u64 bytes, struct reclaim_stat *rs);
 /* the same, giving up after retries batches that freed nothing */
 u64 memory_reclaim_retries(u64 bytes, struct reclaim_stat *rs, int retries);
+/* lazyfree pages reclaim discarded since the program began (PGLAZYFREED) */
+u64 vm_lazyfreed_pages(void);
 
 #endif

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Mirrors 7.3: mm/rmap.c (try_to_unmap, try_to_unmap_one,
- * folio_unmap_pte_batch), for the clean page-cache folios reclaim frees.
+ * folio_unmap_pte_batch, ttu_anon_lazyfree_folio), for the clean
+ * page-cache folios and the lazyfree (MADV_FREE'd) anonymous ones
+ * reclaim frees.
  */
 /*
  * Unmap a folio from every VMA before reclaim frees it: secondary MMUs
  * are invalidated first (mmu_notifier), then each run of entries mapping
  * the folio is cleared in one get_and_clear_ptes(), flushed, and its
- * rmap and references dropped in one call each.
+ * rmap and references dropped in one call each. A lazyfree folio found
+ * redirtied is mapped again as it was (set_ptes of the run) and becomes
+ * swap-backed: its data must be kept.
  */
 #include "mm/core.h"
 #include "mm/mmu_notifier.h"
@@ -31,6 +35,27 @@ static unsigned int folio_unmap_pte_batch(struct folio *folio,
 		return 1;
 	return folio_pte_batch_flags(folio, vma, pvmw->pte, &pte, max_nr,
 				     FPB_RESPECT_WRITE | FPB_RESPECT_SOFT_DIRTY);
+}
+
+/*
+ * ttu_anon_lazyfree_folio (7.3): a lazyfree folio may be discarded only
+ * if nobody wrote it since MADV_FREE (through a PTE, whose dirty bit the
+ * unmap just moved to the folio, or through a GUP reference) and nobody
+ * but reclaim's isolation and its mappings holds it.
+ */
+static bool ttu_anon_lazyfree_folio(struct vm_area_struct *vma, struct folio *folio,
+				    unsigned long nr_pages)
+{
+	int ref_count = folio_ref_count(folio), map_count = folio_mapcount(folio);
+
+	if (folio_test_dirty(folio)) {
+		folio_set_swapbacked(folio);
+		return false;
+	}
+	if (ref_count != 1 + map_count)
+		return false;
+	vma->vm_mm->rss -= (long)nr_pages;
+	return true;
 }
 
 static bool try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma,
@@ -74,7 +99,17 @@ static bool try_to_unmap_one(struct folio *folio, struct vm_area_struct *vma,
 		flush_tlb_range(vma, address, address + nr_pages * PAGE_SIZE);
 		if (pte_dirty(pteval))
 			folio_set_dirty(folio);
-		mm->rss -= nr_pages;
+		if (folio_test_anon(folio)) {
+			/* ttu_anon_folio: only lazyfree anon folios reach reclaim's unmap here */
+			if (!ttu_anon_lazyfree_folio(vma, folio, nr_pages)) {
+				set_ptes(mm, address, pvmw.pte, pteval, nr_pages);
+				ret = false;
+				page_vma_mapped_walk_done(&pvmw);
+				break;
+			}
+		} else {
+			mm->rss -= nr_pages;
+		}
 		folio_remove_rmap_ptes(folio, page, (int)nr_pages, vma);
 		folios_put_refs_one(folio, (int)nr_pages);
 		/*

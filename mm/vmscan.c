@@ -71,6 +71,45 @@ bool reclaim_clean_folio(struct folio *folio)
 	return true;
 }
 
+/* Lazyfree pages reclaim discarded (the kernel's PGLAZYFREED event). */
+static u64 lazyfreed_pages;
+
+u64 vm_lazyfreed_pages(void)
+{
+	return lazyfreed_pages;
+}
+
+/*
+ * shrink_folio_list for a lazyfree anonymous folio (MADV_FREE'd, on the
+ * file LRU): try_to_unmap gives up, and makes it swap-backed again, if it
+ * was redirtied; unmapped, it is freed if reclaim's isolation holds the
+ * only reference left (folio_ref_freeze(folio, 1)). The lab takes that
+ * isolation reference here, where it is tested, not in
+ * isolate_lru_folios for every folio.
+ */
+static bool reclaim_lazyfree_folio(struct folio *folio)
+{
+	PERF_FUNC();
+	u64 nr = (u64)folio_nr_pages(folio);
+
+	if (folio_test_unevictable(folio) || folio_test_dirty(folio))
+		return false;
+	folio_get(folio);
+	if ((folio_mapped(folio) && !try_to_unmap(folio)) || folio_ref_count(folio) != 1) {
+		folios_put_refs_one(folio, 1);
+		return false;
+	}
+	for (u64 i = 0; i < nr; i++)
+		if (hw_frame_written(folio_pfn(folio) + i)) {
+			hw_violation(VIOL_LOST_DIRTY, "pfn %#llx was written after MADV_FREE but its "
+				     "lazyfree folio was discarded", (unsigned long long)folio_pfn(folio) + i);
+			break;
+		}
+	lazyfreed_pages += nr;
+	folios_put_refs_one(folio, 1); /* the folio is freed here */
+	return true;
+}
+
 /*
  * shrink_folio_list's tail for one folio judged reclaimable: a page-cache
  * folio is dropped if clean; a shmem folio is unmapped (secondary MMUs
@@ -81,6 +120,8 @@ bool reclaim_folio(struct folio *folio)
 {
 	bool ret;
 
+	if (folio_test_anon(folio) && !folio_test_swapbacked(folio))
+		return reclaim_lazyfree_folio(folio);
 	if (!folio_test_swapbacked(folio) || !folio_mapping(folio))
 		return reclaim_clean_folio(folio);
 	if (folio_test_unevictable(folio))
@@ -404,7 +445,7 @@ u64 memory_reclaim_retries(u64 bytes, struct reclaim_stat *rs, int retries)
 {
 	PERF_FUNC();
 	u64 target = bytes >> PAGE_SHIFT, reclaimed = 0;
-	u64 removed = filemap_removed_pages();
+	u64 removed = filemap_removed_pages() + lazyfreed_pages;
 	struct lru_gen_mm_walk walk = { .lruvec = &root_lruvec, .rs = rs };
 	struct reclaim_state reclaim_state = { .stat = rs, .mm_walk = &walk };
 
@@ -421,9 +462,10 @@ u64 memory_reclaim_retries(u64 bytes, struct reclaim_stat *rs, int retries)
 	set_task_reclaim_state(current, NULL);
 	rs->nr_reclaimed += reclaimed;
 	/* what reclaim says it freed must be what left the page cache */
-	removed = filemap_removed_pages() - removed;
+	removed = filemap_removed_pages() + lazyfreed_pages - removed;
 	if (removed != reclaimed)
-		hw_violation(VIOL_OTHER, "memory.reclaim reported %llu pages but %llu left the page cache",
+		hw_violation(VIOL_OTHER, "memory.reclaim reported %llu pages but %llu left the page cache "
+			     "or were lazily freed",
 			     (unsigned long long)reclaimed, (unsigned long long)removed);
 	return reclaimed;
 }

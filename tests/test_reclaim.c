@@ -2,6 +2,7 @@
 /* Reclaim: exact amounts, LRU order, generations, Bloom filter, batching. */
 #include <stdlib.h>
 
+#include "hw/phys.h"
 #include "mm/filemap.h"
 #include "mm/lru.h"
 #include "mm/mmu_notifier.h"
@@ -753,6 +754,66 @@ static void test_classic_priority(void)
 	}
 }
 
+/*
+ * MADV_FREE, then reclaim: the clean lazyfree folios are discarded, each
+ * 64K folio's sixteen entries cleared by one batched unmap (7.3's
+ * lazyfree batching: no unfold, one flush per folio); the folio written
+ * again after MADV_FREE is mapped back as it was (its entries still one
+ * contiguous block), becomes swap-backed and keeps its data.
+ */
+static void lazyfree(const char *lru)
+{
+	struct run_params p = {
+		.arch = "arm64", .impl = "ref", .nr_cpus = 2, .seed = 7,
+		.policy = HW_POLICY_RANDOM, .tlb_entries = 256, .tlb_ways = 4,
+		.hafdbs = true, .lru = lru,
+	};
+	const u64 size = SZ_2M, nr = size >> PAGE_SHIFT, kept = SZ_64K >> PAGE_SHIFT;
+	const unsigned long redirtied = R_BASE + size / 2;
+	struct reclaim_stat rs = { 0 };
+	struct hw_counters before, ev;
+	char err[100];
+
+	lab_switches_reset();
+	lab_machine_setup(&p, 8192, err, sizeof(err));
+	struct hw_cpu *cpu = &hw_machine.cpu[0];
+	struct mm_struct *mm = mm_alloc();
+
+	mmap_anon(mm, R_BASE, size, VM_READ | VM_WRITE, 4, true);
+	switch_mm(cpu, mm);
+	for (u64 a = 0; a < size; a += PAGE_SIZE)
+		access_user(cpu, mm, R_BASE + a, true);
+	EXPECT_EQ(do_madvise(mm, R_BASE, size, MADV_FREE), 0);
+	access_user(cpu, mm, redirtied + 3 * PAGE_SIZE, true);
+	u64 freed = vm_lazyfreed_pages();
+
+	hw_events_snapshot(&before);
+	u64 got = memory_reclaim(size, &rs);
+	hw_events_diff(&ev, &before, &hw_events);
+	EXPECT_EQ(got, nr - kept);
+	EXPECT_EQ(vm_lazyfreed_pages() - freed, nr - kept);
+	EXPECT_EQ(mm->rss, (long)kept);
+	EXPECT_EQ(ev.v[EV_unfold], 0);
+	EXPECT_EQ(ev.v[EV_fold], 0);
+	pte_t *ptep = pte_offset_map(pmd_walk(mm, redirtied), redirtied);
+	pte_t pte = ptep_get(ptep);
+	EXPECT(pte_present(pte) && pte_write(pte) && (pte_val(*ptep) & (1ULL << 52)) /* PTE_CONT */);
+	struct folio *folio = pfn_folio(pte_pfn(pte));
+	EXPECT(folio_test_swapbacked(folio) && folio_test_anon(folio));
+	EXPECT(hw_frame_written(pte_pfn(pte) + 3));
+	for (u64 a = 0; a < size; a += SZ_64K)
+		if (R_BASE + a != redirtied)
+			EXPECT(pte_none(ptep_get(pte_offset_map(pmd_walk(mm, R_BASE + a), R_BASE + a))));
+	mm_check_invariants(mm);
+	mmput(mm);
+	mm_check_all_freed();
+	lab_machine_teardown();
+	EXPECT_EQ(hw_violations.total, 0);
+}
+
+static void test_lazyfree_mglru(void) { lazyfree("mglru"); }
+static void test_lazyfree_classic(void) { lazyfree("classic"); }
+
 static const struct ktap_case cases[] = {
 	{ "reclaim_exact_mglru", test_reclaim_exact_mglru },
 	{ "reclaim_exact_classic", test_reclaim_exact_classic },
@@ -772,6 +833,8 @@ static const struct ktap_case cases[] = {
 	{ "placement_before_6_14", test_placement_before_6_14 },
 	{ "same_decisions_classic", test_same_decisions_classic },
 	{ "same_decisions_mglru", test_same_decisions_mglru },
+	{ "lazyfree_mglru", test_lazyfree_mglru },
+	{ "lazyfree_classic", test_lazyfree_classic },
 };
 
 int main(int argc, char **argv)

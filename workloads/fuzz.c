@@ -684,6 +684,8 @@ static int fuzz_run(const struct run_params *p, struct run_result *r, char *err,
 		fuzz_minimise(p, order, lifecycle, seqs, r);
 		seqs = 0;
 	}
+	u64 lazyfreed = vm_lazyfreed_pages();
+
 	for (u64 s = 0; s < seqs; s++) {
 		u64 before = hw_violations.total;
 
@@ -701,6 +703,8 @@ static int fuzz_run(const struct run_params *p, struct run_result *r, char *err,
 	run_result_add(r, "first_failing_sequence", failing);
 	run_result_add(r, "interleaved_actions", (double)hw_interleave.acted);
 	run_result_add(r, "interleaved_readers_gave_up", (double)hw_interleave.reader_gave_up);
+	/* coverage: MADV_FREE'd pages that reclaim discarded (a batched lazyfree unmap) */
+	run_result_add(r, "lazyfreed_pages", (double)(vm_lazyfreed_pages() - lazyfreed));
 	if (fuzz_differential) {
 		run_result_add(r, "returns_digest", (double)(pte_op_digest & mask));
 		run_result_add(r, "tables_digest", (double)(fuzz_tables_digest & mask));

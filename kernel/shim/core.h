@@ -558,8 +558,9 @@ static inline bool ptelab_look_around_young(bool young, unsigned int nr)
 	ptelab_look_around_young((ptep_clear_young_notify)(vma, addr, ptep), 1)
 
 /*
- * Reclaim's unmap (mm/rmap.c try_to_unmap_one): page-cache folios only,
- * flushed at once (no TTU_BATCH_FLUSH), no hugetlb, hwpoison or uffd.
+ * Reclaim's unmap (mm/rmap.c try_to_unmap_one): page-cache and lazyfree
+ * anonymous folios, flushed at once (no TTU_BATCH_FLUSH), no hugetlb,
+ * hwpoison or uffd.
  */
 enum ttu_flags {
 	TTU_SPLIT_HUGE_PMD = 0x4, TTU_IGNORE_MLOCK = 0x8, TTU_SYNC = 0x10, TTU_HWPOISON = 0x20,
@@ -588,9 +589,14 @@ struct hstate;
 #define tlb_gather_mmu_vma(tlb, vma) ((void)PTELAB_UNREACHED("tlb_gather_mmu_vma: no hugetlb", 0))
 #define unmap_huge_pmd_locked(vma, addr, pmdp, folio) \
 	PTELAB_UNREACHED("unmap_huge_pmd_locked: no PMD-mapped page cache", false)
-static inline bool folio_test_lazyfree(const struct folio *folio) { return false; }
+/* MADV_FREE'd: anonymous and no longer swap-backed (on the file LRU) */
+static inline bool folio_test_lazyfree(const struct folio *folio)
+{
+	return folio_test_anon(folio) && !folio_test_swapbacked(folio);
+}
 #define VM_DROPPABLE 0UL /* no MAP_DROPPABLE in the lab */
-#define page_swap_entry(page) PTELAB_UNREACHED("page_swap_entry: no anon swap-out", (swp_entry_t){ 0 })
+/* 6.x reads it before its lazyfree check: a value, unused unless swap-out follows */
+#define page_swap_entry(page) ((void)(page), (swp_entry_t){ 0 })
 #define folio_dup_swap(folio, page) PTELAB_UNREACHED("folio_dup_swap: no anon swap-out", -1)
 #define folio_put_swap(folio, page) ((void)PTELAB_UNREACHED("folio_put_swap", 0))
 #define swap_duplicate(entry) PTELAB_UNREACHED("swap_duplicate: no anon swap-out", -1)
@@ -633,8 +639,9 @@ static inline pte_t swp_entry_to_pte(swp_entry_t e) { return __pte(e.val); }
 #define should_defer_flush(mm, flags) false
 #define set_tlb_ubc_flush_pending(mm, pteval, ...) \
 	ptelab_kernel_unsupported(__FILE__, __LINE__, "set_tlb_ubc_flush_pending: no deferred flush")
-#define ttu_anon_folio(vma, folio, page, address, ptep, pteval, nr) \
-	(ptelab_kernel_unsupported(__FILE__, __LINE__, "ttu_anon_folio: reclaim unmaps no anon folio"), false)
+/* 7.3's ttu_anon_folio and its lazyfree half are the tree's; the lab swaps out no anon folio */
+#define ttu_anon_swapbacked_folio(vma, folio, page, address, ptep, pteval) \
+	PTELAB_UNREACHED("ttu_anon_swapbacked_folio: reclaim swaps out no anon folio", false)
 #define split_huge_pmd_locked(vma, address, pmd, ...) \
 	ptelab_kernel_unsupported(__FILE__, __LINE__, "split_huge_pmd_locked: no PMD-mapped page cache")
 #define page_vma_mapped_walk_restart(pvmw) \

@@ -410,6 +410,19 @@ def test_check_names_a_batch_past_its_range(tmp_path):
 
 
 @needs_73
+def test_check_names_a_lazyfree_discard_of_redirtied_data(tmp_path):
+    """ttu_anon_lazyfree_folio without its redirtied test: reclaim discards a
+    MADV_FREE'd folio written after the madvise. check's sequences (MADV_FREE,
+    a store, memory.reclaim) reach the tree's lazyfree unmap and name the
+    lost data."""
+    tree = _copy(tmp_path)
+    _patch(tree, "\tif (folio_test_dirty(folio) && !(vma->vm_flags & VM_DROPPABLE)) {",
+           "\tif (0 && folio_test_dirty(folio) && !(vma->vm_flags & VM_DROPPABLE)) {", "mm/rmap.c")
+    rows = _check_rows(tree)
+    assert any(r["kind"] == "lost_dirty" and "lazyfree" in r["first"] for r in rows), rows
+
+
+@needs_73
 def test_git_revisions_of_an_mm_patch_compare(tmp_path):
     """Two git: revisions, the second one's zap_present_ptes unbatched: side by
     side, each runs its own core-mm code."""
