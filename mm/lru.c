@@ -245,3 +245,21 @@ void folio_add_lru_locked(struct folio *folio)
 	else
 		lruvec_add_folio(&root_lruvec, folio);
 }
+
+/*
+ * folio_mark_lazyfree (mm/swap.c, lru_lazyfree): an anonymous folio on
+ * the LRU stops being swap-backed and moves to the inactive file list,
+ * where reclaim may discard it; one off the LRU is left as it is. The
+ * kernel defers the move to a per-CPU batch; the lab moves it at once.
+ */
+void folio_mark_lazyfree(struct folio *folio)
+{
+	if (!folio_test_anon(folio) || !folio_test_swapbacked(folio) ||
+	    folio_test_unevictable(folio) || !folio_test_lru(folio))
+		return;
+	lru_del_folio(folio);
+	folio_clear_active(folio);
+	folio_clear_referenced(folio);
+	folio_clear_swapbacked(folio);
+	folio_add_lru_locked(folio);
+}

@@ -71,6 +71,8 @@ enum lru_list folio_lru_list(const struct folio *folio);
 void lruvec_add_folio(struct lruvec *lruvec, struct folio *folio);
 void lruvec_add_folio_tail(struct lruvec *lruvec, struct folio *folio);
 void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio);
+/* MADV_FREE: an anonymous folio to the file LRU, no longer swap-backed */
+void folio_mark_lazyfree(struct folio *folio);
 struct folio *lru_first(struct lruvec *lruvec, enum lru_list lru);
 struct folio *lru_last(struct lruvec *lruvec, enum lru_list lru);
 struct folio *lru_prev(struct folio *folio);

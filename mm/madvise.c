@@ -1,94 +1,214 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Mirrors 7.3: mm/madvise.c (do_madvise, madvise_free_pte_range,
- * madvise_cold_or_pageout_pte_range).
+ * Mirrors 7.3: mm/madvise.c (madvise_free_pte_range,
+ * madvise_cold_or_pageout_pte_range, madvise_free_single_vma,
+ * madvise_cold, madvise_pageout; do_madvise's loop over the VMAs).
  */
 /*
  * madvise: MADV_DONTNEED zaps the range (the munmap path without
- * removing VMAs); MADV_FREE and MADV_COLD walk folio batches and clear
- * young/dirty with clear_young_dirty_ptes() (whole contiguous blocks, no
- * unfold), then flush the range.
+ * removing VMAs); MADV_FREE, MADV_COLD and MADV_PAGEOUT walk folio
+ * batches: FREE and COLD clear young (and FREE dirty) with
+ * clear_young_dirty_ptes() (whole contiguous blocks, no unfold), flushed
+ * once through the mmu_gather; FREE makes exclusive folios lazyfree,
+ * COLD deactivates them, PAGEOUT isolates them and reclaims them at once.
  */
+#include <errno.h>
+
 #include "hw/phys.h"
 #include "mm/lru.h"
+#include "mm/mmu_gather.h"
+#include "mm/reclaim.h"
 #include "mm/mm.h"
 #include "mm/mmu_notifier.h"
 #include "mm/pagewalk.h"
 #include "hw/perf.h"
 
-/*
- * madvise_free_pte_range / madvise_cold_or_pageout_pte_range (7.3), as
- * walk_page_range()'s pmd_entry; the advice comes in walk->private.
- */
-static int madvise_free_or_cold(pmd_t *pmdp, unsigned long addr, unsigned long end,
-				struct mm_walk *walk)
+struct madvise_walk_private {
+	struct mmu_gather *tlb;
+	bool pageout;
+};
+
+/* madvise_folio_pte_batch (7.3): the folio's run, young/dirty of the whole batch */
+static int madvise_folio_pte_batch(unsigned long addr, unsigned long end, struct folio *folio,
+				   pte_t *ptep, pte_t *ptentp)
 {
+	return (int)folio_pte_batch_flags(folio, NULL, ptep, ptentp,
+					  (unsigned int)((end - addr) >> PAGE_SHIFT),
+					  FPB_MERGE_YOUNG_DIRTY);
+}
+
+/*
+ * split_folio: the lab splits no large folio, so it fails as the
+ * kernel's does when the folio has extra references; both walkers then
+ * leave a folio only partly in the range as it is.
+ */
+static int madvise_split_folio(struct folio *folio)
+{
+	(void)folio;
+	return -EAGAIN;
+}
+
+/*
+ * folio_deactivate: off the active list, the referenced hint dropped (the
+ * kernel defers the move to a per-CPU batch; the lab moves it at once).
+ */
+static void madvise_deactivate(struct folio *folio)
+{
+	if (!folio_test_lru(folio) || folio_test_unevictable(folio) ||
+	    (!folio_test_active(folio) && !lru_gen_enabled))
+		return;
+	lru_del_folio(folio);
+	folio_clear_active(folio);
+	folio_clear_referenced(folio);
+	folio_add_lru_locked(folio);
+}
+
+/*
+ * reclaim_pages (mm/vmscan.c): MADV_PAGEOUT's isolated folios through
+ * shrink_folio_list with their references ignored; what stays goes back
+ * on its list.
+ */
+static void madvise_reclaim_pages(const u32 *list, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct folio *folio = (struct folio *)&mem_map[list[i]];
+
+		if (reclaim_folio(folio))
+			continue;
+		lruvec_lock_irq(&root_lruvec);
+		folio_add_lru_locked(folio);
+		hw_count(EV_lru_putback, 1);
+		lruvec_unlock_irq(&root_lruvec);
+	}
+}
+
+/* madvise_cold_or_pageout_pte_range (7.3), walk_page_range()'s pmd_entry */
+static int madvise_cold_or_pageout_pte_range(pmd_t *pmd, unsigned long addr, unsigned long end,
+					     struct mm_walk *walk)
+{
+	struct madvise_walk_private *private = walk->private;
+	struct mmu_gather *tlb = private->tlb;
+	bool pageout = private->pageout;
 	struct vm_area_struct *vma = walk->vma;
 	struct mm_struct *mm = vma->vm_mm;
-	int advice = *(const int *)walk->private;
-	pte_t *start, *ptep;
+	u32 folio_list[PTRS_PER_PTE];
+	int nr_isolated = 0;
+	pte_t *start_pte, *pte, ptent;
+	spinlock_t *ptl;
 	int nr;
 
-	if (!pmd_table(*pmdp))
+	/* a PMD-mapped folio: the lab leaves it (no pmdp_test_and_clear_young) */
+	if (!pmd_table(*pmd))
 		return 0;
-	spinlock_t *ptl;
-	start = ptep = pte_offset_map_lock(mm, pmdp, addr, &ptl);
-
-	for (; addr < end; ptep += nr, addr += (unsigned long)nr * PAGE_SIZE) {
-		pte_t ptent = ptep_get(ptep);
+	start_pte = pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
+	for (; addr < end; pte += nr, addr += (unsigned long)nr * PAGE_SIZE) {
 		struct folio *folio;
 
 		nr = 1;
+		ptent = ptep_get(pte);
 		if (!pte_present(ptent))
 			continue;
 		folio = pfn_folio(pte_pfn(ptent));
-		if (folio_test_large(folio))
-			/* madvise_folio_pte_batch() (7.3): young/dirty of the whole batch */
-			nr = (int)folio_pte_batch_flags(folio, NULL, ptep, &ptent,
-							(unsigned int)((end - addr) >> PAGE_SHIFT),
-							FPB_MERGE_YOUNG_DIRTY);
-		if (advice == MADV_COLD) {
-			if (pte_young(ptent))
-				clear_young_dirty_ptes(vma, addr, ptep, (unsigned int)nr, CYDP_CLEAR_YOUNG);
-			folio_clear_referenced(folio);
-			if (folio_test_active(folio) && folio_test_lru(folio)) {
-				lru_del_folio(folio);
-				folio_clear_active(folio);
-				folio_add_lru_locked(folio);
-			}
-			continue;
-		}
 		/*
-		 * MADV_FREE. A large folio only partly in the range is split
-		 * by 7.3 (unless shared); the lab leaves it alone.
+		 * A large folio only partly in the range is split; one that
+		 * cannot be split is left in place, the batch skipped.
 		 */
-		if (nr != folio_nr_pages(folio))
+		if (folio_test_large(folio)) {
+			nr = madvise_folio_pte_batch(addr, end, folio, pte, &ptent);
+			if (nr < folio_nr_pages(folio)) {
+				if (folio_maybe_mapped_shared(folio))
+					continue;
+				pte_unmap_unlock(start_pte, ptl);
+				int err = madvise_split_folio(folio);
+
+				start_pte = pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
+				if (!err)
+					nr = 0;
+				continue;
+			}
+		}
+		/* not another mapping's, not off the LRU: fully mapped here, exclusive */
+		if (!folio_test_lru(folio) || folio_mapcount(folio) != folio_nr_pages(folio))
 			continue;
-		/* a dirty folio: only if exclusive (mapped once per page) */
+		if (!pageout && pte_young(ptent)) {
+			clear_young_dirty_ptes(vma, addr, pte, (unsigned int)nr, CYDP_CLEAR_YOUNG);
+			tlb_remove_tlb_entries(tlb, addr, (unsigned int)nr);
+		}
+		folio_clear_referenced(folio);
+		if (pageout) {
+			/* folio_isolate_lru */
+			lruvec_lock_irq(&root_lruvec);
+			lru_del_folio(folio);
+			hw_count(EV_lru_isolate, 1);
+			lruvec_unlock_irq(&root_lruvec);
+			if (folio_test_unevictable(folio)) {
+				lruvec_lock_irq(&root_lruvec);
+				folio_add_lru_locked(folio);
+				lruvec_unlock_irq(&root_lruvec);
+			} else {
+				folio_list[nr_isolated++] = (u32)folio_pfn(folio);
+			}
+		} else {
+			madvise_deactivate(folio);
+		}
+	}
+	pte_unmap_unlock(start_pte, ptl);
+	if (pageout)
+		madvise_reclaim_pages(folio_list, nr_isolated);
+	return 0;
+}
+
+/* madvise_free_pte_range (7.3), walk_page_range()'s pmd_entry */
+static int madvise_free_pte_range(pmd_t *pmd, unsigned long addr, unsigned long end,
+				  struct mm_walk *walk)
+{
+	struct mmu_gather *tlb = walk->private;
+	struct vm_area_struct *vma = walk->vma;
+	struct mm_struct *mm = vma->vm_mm;
+	pte_t *start_pte, *pte, ptent;
+	spinlock_t *ptl;
+	int nr;
+
+	if (!pmd_table(*pmd))
+		return 0;
+	start_pte = pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
+	for (; addr != end; pte += nr, addr += (unsigned long)nr * PAGE_SIZE) {
+		struct folio *folio;
+
+		nr = 1;
+		ptent = ptep_get(pte);
+		if (!pte_present(ptent))
+			continue;
+		folio = pfn_folio(pte_pfn(ptent));
+		if (folio_test_large(folio)) {
+			nr = madvise_folio_pte_batch(addr, end, folio, pte, &ptent);
+			if (nr < folio_nr_pages(folio)) {
+				if (folio_maybe_mapped_shared(folio))
+					continue;
+				pte_unmap_unlock(start_pte, ptl);
+				int err = madvise_split_folio(folio);
+
+				start_pte = pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
+				if (!err)
+					nr = 0;
+				continue;
+			}
+		}
+		/* a dirty folio: only if exclusive (fully mapped here, mapped once per page) */
 		if (folio_test_dirty(folio)) {
 			if (folio_mapcount(folio) != folio_nr_pages(folio))
 				continue;
 			folio_clear_dirty(folio);
 		}
-		if (pte_young(ptent) || pte_dirty(ptent))
-			clear_young_dirty_ptes(vma, addr, ptep, (unsigned int)nr,
+		if (pte_young(ptent) || pte_dirty(ptent)) {
+			clear_young_dirty_ptes(vma, addr, pte, (unsigned int)nr,
 					       CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY);
-		/* folio_mark_lazyfree: the data may now be dropped instead of swapped */
-		if (folio_test_anon(folio) && folio_test_swapbacked(folio) &&
-		    !folio_test_unevictable(folio)) {
-			if (folio_test_lru(folio)) {
-				lru_del_folio(folio);
-				folio_clear_active(folio);
-				folio_clear_referenced(folio);
-				folio_clear_swapbacked(folio);
-				folio_add_lru_locked(folio);
-			} else {
-				folio_clear_swapbacked(folio);
-			}
+			tlb_remove_tlb_entries(tlb, addr, (unsigned int)nr);
 		}
-		hw_frame_clean(folio_pfn(folio), (u64)nr);
+		folio_mark_lazyfree(folio);
+		hw_frame_clean(folio_pfn(folio), (u64)folio_nr_pages(folio));
 	}
-	pte_unmap_unlock(start, ptl);
+	pte_unmap_unlock(start_pte, ptl);
 	return 0;
 }
 
@@ -118,51 +238,96 @@ static void lazyfree_settle(struct mm_struct *mm, unsigned long start, unsigned 
 	}
 }
 
-static const struct mm_walk_ops madvise_walk_ops = {
-	.pmd_entry = madvise_free_or_cold,
+static const struct mm_walk_ops cold_walk_ops = {
+	.pmd_entry = madvise_cold_or_pageout_pte_range,
 };
 
+static const struct mm_walk_ops free_walk_ops = {
+	.pmd_entry = madvise_free_pte_range,
+};
+
+/* MADV_DONTNEED: zap_vma_range_batched (7.3), one invalidation per VMA */
+static void madvise_dontneed(struct mmu_gather *tlb, struct vm_area_struct *v,
+			     unsigned long start, unsigned long end)
+{
+	struct mmu_notifier_range range;
+
+	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, 0, v->vm_mm, max(start, v->vm_start),
+				min(end, v->vm_end));
+	mmu_notifier_invalidate_range_start(&range);
+	unmap_vmas(tlb, v, start, end);
+	mmu_notifier_invalidate_range_end(&range);
+}
+
+/* madvise_free_single_vma (7.3): anonymous VMAs only, secondary MMUs invalidated */
+static int madvise_free_single_vma(struct mmu_gather *tlb, struct vm_area_struct *v,
+				   unsigned long s, unsigned long e)
+{
+	struct mmu_notifier_range range;
+
+	if (v->vm_file_mapping) /* vma_is_anonymous */
+		return -1;
+	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, 0, v->vm_mm, s, e);
+	mmu_notifier_invalidate_range_start(&range);
+	walk_page_range(v->vm_mm, s, e, &free_walk_ops, tlb);
+	mmu_notifier_invalidate_range_end(&range);
+	return 0;
+}
+
+/*
+ * madvise_cold / madvise_pageout (7.3): not for mlocked VMAs
+ * (can_madv_lru_vma); the lab's process may write the files it maps
+ * (can_do_file_pageout), so MADV_PAGEOUT takes file folios too.
+ */
+static int madvise_cold_or_pageout(struct mmu_gather *tlb, struct vm_area_struct *v,
+				   unsigned long s, unsigned long e, bool pageout)
+{
+	struct madvise_walk_private private = { .tlb = tlb, .pageout = pageout };
+
+	if (v->vm_flags & VM_LOCKED)
+		return -1;
+	walk_page_range(v->vm_mm, s, e, &cold_walk_ops, &private);
+	return 0;
+}
+
+/*
+ * One mmu_gather for the whole call: the walkers record the entries they
+ * made old or clean (tlb_remove_tlb_entries) and tlb_finish_mmu flushes
+ * them once, as madvise_do_behavior's caller does.
+ */
 int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int advice)
 {
 	PERF_FUNC();
 	unsigned long end = start + len;
 	struct vm_area_struct *vma = find_vma(mm, start);
+	struct mmu_gather tlb;
+	int ret = 0;
 
 	if ((start | len) & ~PAGE_MASK || !vma)
 		return -1;
-	if (advice == MADV_DONTNEED) {
-		struct mmu_gather tlb;
-
-		tlb_gather_mmu(&tlb, mm);
-		for (struct vm_area_struct *v = vma; v && v->vm_start < end; v = v->vm_next) {
-			/* zap_vma_range_batched (7.3): one invalidation per VMA */
-			struct mmu_notifier_range range;
-
-			mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, 0, mm, max(start, v->vm_start),
-						min(end, v->vm_end));
-			mmu_notifier_invalidate_range_start(&range);
-			unmap_vmas(&tlb, v, start, end);
-			mmu_notifier_invalidate_range_end(&range);
-		}
-		tlb_finish_mmu(&tlb);
-		return 0;
-	}
-	if (advice != MADV_FREE && advice != MADV_COLD)
+	if (advice != MADV_DONTNEED && advice != MADV_FREE && advice != MADV_COLD &&
+	    advice != MADV_PAGEOUT)
 		return -1;
+	if (advice != MADV_DONTNEED)
+		lru_add_drain();
+	tlb_gather_mmu(&tlb, mm);
 	for (struct vm_area_struct *v = vma; v && v->vm_start < end; v = v->vm_next) {
 		unsigned long s = max(start, v->vm_start), e = min(end, v->vm_end);
-		/* madvise_free_single_vma (7.3) invalidates; MADV_COLD does not */
-		struct mmu_notifier_range range;
 
-		mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, 0, mm, s, e);
-		if (advice == MADV_FREE)
-			mmu_notifier_invalidate_range_start(&range);
-		walk_page_range(mm, s, e, &madvise_walk_ops, &advice);
-		flush_tlb_range(v, s, e);
-		if (advice == MADV_FREE) {
-			lazyfree_settle(mm, s, e);
-			mmu_notifier_invalidate_range_end(&range);
+		switch (advice) {
+		case MADV_DONTNEED:
+			madvise_dontneed(&tlb, v, start, end);
+			break;
+		case MADV_FREE:
+			ret |= madvise_free_single_vma(&tlb, v, s, e);
+			break;
+		default:
+			ret |= madvise_cold_or_pageout(&tlb, v, s, e, advice == MADV_PAGEOUT);
 		}
 	}
-	return 0;
+	tlb_finish_mmu(&tlb);
+	if (advice == MADV_FREE)
+		for (struct vm_area_struct *v = find_vma(mm, start); v && v->vm_start < end; v = v->vm_next)
+			lazyfree_settle(mm, max(start, v->vm_start), min(end, v->vm_end));
+	return ret ? -1 : 0;
 }

@@ -42,6 +42,7 @@ int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
 #define MADV_DONTNEED 4
 #define MADV_FREE 8
 #define MADV_COLD 20
+#define MADV_PAGEOUT 21
 int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int advice);
 /* mremap(old_addr, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, new_addr) (mm/mremap.c); -1 if refused */
 int do_mremap_fixed(struct mm_struct *mm, unsigned long old_addr, unsigned long len,

@@ -814,6 +814,54 @@ static void lazyfree(const char *lru)
 static void test_lazyfree_mglru(void) { lazyfree("mglru"); }
 static void test_lazyfree_classic(void) { lazyfree("classic"); }
 
+/*
+ * MADV_PAGEOUT reclaims the folios of the range at once, references
+ * ignored: mapped page-cache folios are unmapped (batched, no unfold) and
+ * dropped; anonymous ones stay (the lab swaps out no anonymous folio) and
+ * go back on the LRU. MADV_COLD clears the range's young bits, flushed
+ * once by the mmu_gather, and keeps every page.
+ */
+static void test_madvise_pageout_and_cold(void)
+{
+	struct r_lab r;
+	struct hw_counters before, ev;
+	const u64 half = R_PAGES / 2;
+
+	r_setup(&r, "classic", true);
+	struct vm_area_struct *anon = mmap_anon(r.mm, R_BASE + R_SIZE, SZ_2M, VM_READ | VM_WRITE, 4, true);
+
+	EXPECT(anon != NULL);
+	for (u64 a = 0; a < SZ_2M; a += PAGE_SIZE)
+		access_user(r.cpu, r.mm, R_BASE + R_SIZE + a, true);
+	long rss = r.mm->rss;
+
+	hw_events_snapshot(&before);
+	EXPECT_EQ(do_madvise(r.mm, R_BASE, half * PAGE_SIZE, MADV_PAGEOUT), 0);
+	hw_events_diff(&ev, &before, &hw_events);
+	EXPECT_EQ(r.file->nrpages, (long)(R_PAGES - half));
+	EXPECT(!cached(&r, 0) && !cached(&r, half - 1) && cached(&r, half));
+	EXPECT_EQ(r.mm->rss, rss - (long)half);
+	EXPECT_EQ(ev.v[EV_unfold], 0);
+	EXPECT_EQ(do_madvise(r.mm, R_BASE + R_SIZE, SZ_2M, MADV_PAGEOUT), 0);
+	EXPECT_EQ(r.mm->rss, rss - (long)half);
+	struct folio *folio = pfn_folio(pte_pfn(ptep_get(pte_offset_map(pmd_walk(r.mm, R_BASE + R_SIZE),
+									 R_BASE + R_SIZE))));
+	EXPECT(folio_test_lru(folio) && folio_test_anon(folio));
+
+	hw_events_snapshot(&before);
+	EXPECT_EQ(do_madvise(r.mm, R_BASE + half * PAGE_SIZE, half * PAGE_SIZE, MADV_COLD), 0);
+	hw_events_diff(&ev, &before, &hw_events);
+	EXPECT_EQ(r.file->nrpages, (long)(R_PAGES - half));
+	for (u64 i = half; i < R_PAGES; i += 16)
+		EXPECT(!pte_young(ptep_get(pte_offset_map(pmd_walk(r.mm, R_BASE + i * PAGE_SIZE),
+							  R_BASE + i * PAGE_SIZE))));
+	EXPECT_EQ(ev.v[EV_unfold], 0);
+	EXPECT(ev.v[EV_dsb] <= 2);
+	EXPECT(do_madvise(r.mm, R_BASE, PAGE_SIZE, 99) != 0);
+	r_teardown(&r);
+	EXPECT_EQ(hw_violations.total, 0);
+}
+
 static const struct ktap_case cases[] = {
 	{ "reclaim_exact_mglru", test_reclaim_exact_mglru },
 	{ "reclaim_exact_classic", test_reclaim_exact_classic },
@@ -835,6 +883,7 @@ static const struct ktap_case cases[] = {
 	{ "same_decisions_mglru", test_same_decisions_mglru },
 	{ "lazyfree_mglru", test_lazyfree_mglru },
 	{ "lazyfree_classic", test_lazyfree_classic },
+	{ "madvise_pageout_and_cold", test_madvise_pageout_and_cold },
 };
 
 int main(int argc, char **argv)

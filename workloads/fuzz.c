@@ -337,8 +337,12 @@ static void fuzz_op_run(struct fuzz *t_, const struct fuzz_op *op, int order,
 			for (u64 i = ALIGN_DOWN(page, 512); i < min(P_PAGES, ALIGN(page + n, 512)); i++)
 				written[i] = cleaned[i] = false;
 		} else if (k < 111) {
-			DESC("madvise va %#lx pages %llu MADV_COLD", a, (unsigned long long)n);
-			do_madvise(t.mm, a, len, MADV_COLD);
+			/* PAGEOUT on odd lengths: no draw of its own, the sequences stay as they were */
+			int advice = n & 1 ? MADV_PAGEOUT : MADV_COLD;
+
+			DESC("madvise va %#lx pages %llu %s", a, (unsigned long long)n,
+			     advice == MADV_PAGEOUT ? "MADV_PAGEOUT" : "MADV_COLD");
+			do_madvise(t.mm, a, len, advice);
 		} else if (k >= 112) {
 			/*
 			 * mremap the span further up, mostly to an address whose
