@@ -66,19 +66,15 @@ static void madvise_deactivate(struct folio *folio)
 /*
  * reclaim_pages (mm/vmscan.c): MADV_PAGEOUT's isolated folios through
  * shrink_folio_list with their references ignored; what stays goes back
- * on its list.
+ * through folio_putback_lru, which is folio_add_lru's per-CPU batch.
  */
 static void madvise_reclaim_pages(const u32 *list, int n)
 {
 	for (int i = 0; i < n; i++) {
 		struct folio *folio = (struct folio *)&mem_map[list[i]];
 
-		if (reclaim_folio(folio))
-			continue;
-		lruvec_lock_irq(&root_lruvec);
-		folio_add_lru_locked(folio);
-		hw_count(EV_lru_putback, 1);
-		lruvec_unlock_irq(&root_lruvec);
+		if (!reclaim_folio(folio))
+			folio_add_lru(folio);
 	}
 }
 
@@ -141,13 +137,10 @@ static int madvise_cold_or_pageout_pte_range(pmd_t *pmd, unsigned long addr, uns
 			lru_del_folio(folio);
 			hw_count(EV_lru_isolate, 1);
 			lruvec_unlock_irq(&root_lruvec);
-			if (folio_test_unevictable(folio)) {
-				lruvec_lock_irq(&root_lruvec);
-				folio_add_lru_locked(folio);
-				lruvec_unlock_irq(&root_lruvec);
-			} else {
+			if (folio_test_unevictable(folio))
+				folio_add_lru(folio); /* folio_putback_lru */
+			else
 				folio_list[nr_isolated++] = (u32)folio_pfn(folio);
-			}
 		} else {
 			madvise_deactivate(folio);
 		}
