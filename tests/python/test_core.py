@@ -111,15 +111,22 @@ def _patch(tree, old, new, path="mm/memory.c"):
     src.write_text(text.replace(old, new))
 
 
+def _patched_and_twin(tmp_path, path, old, new, workload, *opts):
+    """A copy of 7.3 with old made new in its file path, run beside ptelab's twin
+    of its core-mm code (the same tree's arch code, --core ref): (patched, twin)."""
+    tree = _copy(tmp_path)
+    _patch(tree, old, new, path)
+    args = [workload, "--impl", f"tree:{tree}", *opts]
+    return run_json(*args), run_json(*args, "--core", "ref")
+
+
 @needs_73
 def test_patch_to_zap_present_ptes_moves_counts(tmp_path):
-    tree = _copy(tmp_path)
     # the tree's zap never batches a large folio: one PTE at a time
-    _patch(tree, "if (unlikely(folio_test_large(folio) && max_nr != 1)) {",
-           "if (0 && unlikely(folio_test_large(folio) && max_nr != 1)) {")
-    args = ["munmap", "--impl", f"tree:{tree}", "--size", "64M", "--folio-size", "64K"]
-    patched = run_json(*args)
-    twin = run_json(*args, "--core", "ref")
+    patched, twin = _patched_and_twin(
+        tmp_path, "mm/memory.c", "if (unlikely(folio_test_large(folio) && max_nr != 1)) {",
+        "if (0 && unlikely(folio_test_large(folio) && max_nr != 1)) {",
+        "munmap", "--size", "64M", "--folio-size", "64K")
     e, t = patched["events"], twin["events"]
     # each PTE of a contiguous block cleared alone: the block unfolds, its
     # entries are flushed one by one, each page unmapped from the rmap alone
@@ -240,12 +247,9 @@ def test_612_and_73_core_side_by_side():
 
 @needs_73
 def test_patch_to_folio_referenced_one_moves_counts(tmp_path):
-    tree = _copy(tmp_path)
     old = "\t\t\tnr = folio_pte_batch(folio, pvmw.pte, pteval, max_nr);\n"
-    _patch(tree, old, "\t\t\tnr = 1;\n", "mm/rmap.c")
-    args = ["reclaim-file", "--impl", f"tree:{tree}", "--size", "16M", "--folio-size", "64K",
-            "--lru", "classic"]
-    patched, twin = run_json(*args), run_json(*args, "--core", "ref")
+    patched, twin = _patched_and_twin(tmp_path, "mm/rmap.c", old, "\t\t\tnr = 1;\n", "reclaim-file",
+                                      "--size", "16M", "--folio-size", "64K", "--lru", "classic")
     # one young test and clear per PTE, not one per 16-PTE folio
     assert patched["events"]["young_atomic"] == 16 * twin["events"]["young_atomic"] > 0
     assert patched["events"]["pvmw_step"] > 8 * twin["events"]["pvmw_step"]
@@ -259,14 +263,12 @@ def test_patch_to_walk_pte_range_moves_counts(tmp_path):
     contiguous block, so the walk counts one young entry in 16, judges every
     table not worth walking again, and the next aging skips them (the Bloom
     filter): the tree's own code decides."""
-    tree = _copy(tmp_path)
     old = ("\t\tif (folio_test_large(folio)) {\n"
            "\t\t\tconst unsigned int max_nr = (end - addr) >> PAGE_SHIFT;\n\n"
            "\t\t\tnr = folio_pte_batch_flags(folio, NULL, cur_pte, &ptent,")
-    _patch(tree, old, old.replace("if (folio_test_large", "if (0 && folio_test_large"), "mm/vmscan.c")
-    args = ["reclaim-file", "--impl", f"tree:{tree}", "--size", "64M", "--folio-size", "64K",
-            "--lru", "mglru"]
-    patched, twin = run_json(*args), run_json(*args, "--core", "ref")
+    new = old.replace("if (folio_test_large", "if (0 && folio_test_large")
+    patched, twin = _patched_and_twin(tmp_path, "mm/vmscan.c", old, new, "reclaim-file",
+                                      "--size", "64M", "--folio-size", "64K", "--lru", "mglru")
     t, p = twin["events"], patched["events"]
     tr, pr = twin["results"], patched["results"]
     assert tr["bloom_skipped_tables"] == 0 and pr["bloom_skipped_tables"] == 32
@@ -280,11 +282,9 @@ def test_patch_to_walk_pte_range_moves_counts(tmp_path):
 def test_patch_to_folio_unmap_pte_batch_moves_counts(tmp_path):
     """Reclaim's unmap of a 64K file folio one PTE at a time (as 6.12 does): each
     clear of an entry of a contiguous block unfolds it and is flushed alone."""
-    tree = _copy(tmp_path)
     old = "\tif (flags & TTU_HWPOISON)\n\t\treturn 1;\n\tif (!folio_test_large(folio))\n\t\treturn 1;\n"
-    _patch(tree, old, "\treturn 1;\n", "mm/rmap.c")
-    args = ["reclaim-file", "--impl", f"tree:{tree}", "--size", "16M", "--folio-size", "64K"]
-    patched, twin = run_json(*args), run_json(*args, "--core", "ref")
+    patched, twin = _patched_and_twin(tmp_path, "mm/rmap.c", old, "\treturn 1;\n", "reclaim-file",
+                                      "--size", "16M", "--folio-size", "64K")
     t, p = twin["events"], patched["events"]
     assert t.get("unfold", 0) == 0 and p["unfold"] > 0
     assert p["tlbi_page"] > t["tlbi_page"] and p["rmap_call"] > 4 * t["rmap_call"]
@@ -298,11 +298,9 @@ def test_patch_to_change_pte_range_moves_counts(tmp_path):
     64K block is cleared and set alone, so the block unfolds at its first entry
     and refolds at its last, each entry flushed alone; the pages still end
     writable (exclusive anonymous pages, page by page)."""
-    tree = _copy(tmp_path)
     old = "\t\t\tnr_ptes = mprotect_folio_pte_batch(folio, pte, oldpte, max_nr_ptes, flags);\n"
-    _patch(tree, old, "\t\t\tnr_ptes = 1;\n", "mm/mprotect.c")
-    args = ["mprotect", "--impl", f"tree:{tree}", "--size", "16M", "--folio-size", "64K"]
-    patched, twin = run_json(*args), run_json(*args, "--core", "ref")
+    patched, twin = _patched_and_twin(tmp_path, "mm/mprotect.c", old, "\t\t\tnr_ptes = 1;\n",
+                                      "mprotect", "--size", "16M", "--folio-size", "64K")
     t, p = twin["events"], patched["events"]
     assert t.get("unfold", 0) == t.get("fold", 0) == 0
     assert p["unfold"] == p["fold"] == 2 * 256  # two calls, 256 blocks
@@ -352,11 +350,9 @@ def test_patch_to_mlock_pte_range_moves_counts(tmp_path):
     """folio_mlock_step() of one PTE: every entry is read as its own step, and a
     large folio seen one page at a time is never mlocked (allow_mlock_munlock
     wants the whole folio): the tree's own code decides."""
-    tree = _copy(tmp_path)
     old = "\treturn folio_pte_batch(folio, pte, ptent, count);\n}"
-    _patch(tree, old, "\treturn 1;\n}", "mm/mlock.c")
-    args = ["mlock-loop", "--impl", f"tree:{tree}", "--size", "16M", "--iterations", "2"]
-    patched, twin = run_json(*args), run_json(*args, "--core", "ref")
+    patched, twin = _patched_and_twin(tmp_path, "mm/mlock.c", old, "\treturn 1;\n}", "mlock-loop",
+                                      "--size", "16M", "--iterations", "2")
     assert twin["events"]["lru_move"] > 0 and patched["events"]["lru_move"] == 0
     assert patched["events"]["contpte_get"] == 4 * twin["events"]["contpte_get"]
 
@@ -365,11 +361,11 @@ def test_patch_to_mlock_pte_range_moves_counts(tmp_path):
 def test_patch_to_copy_present_ptes_moves_counts(tmp_path):
     """fork without the tree's batch: each PTE of a 64K block copied alone, so
     the parent's block unfolds to write-protect one entry and refolds."""
-    tree = _copy(tmp_path)
-    _patch(tree, "\tif (unlikely(!*prealloc && folio_test_large(folio) && max_nr != 1)) {",
-           "\tif (0 && unlikely(!*prealloc && folio_test_large(folio) && max_nr != 1)) {")
-    args = ["fork", "--impl", f"tree:{tree}", "--size", "16M", "--folio-size", "64K"]
-    patched, twin = run_json(*args), run_json(*args, "--core", "ref")
+    patched, twin = _patched_and_twin(
+        tmp_path, "mm/memory.c",
+        "\tif (unlikely(!*prealloc && folio_test_large(folio) && max_nr != 1)) {",
+        "\tif (0 && unlikely(!*prealloc && folio_test_large(folio) && max_nr != 1)) {",
+        "fork", "--size", "16M", "--folio-size", "64K")
     t, p = twin["events"], patched["events"]
     assert (t["unfold"], t["rmap_call"]) == (0, 256)
     assert (p["unfold"], p["fold"], p["rmap_call"]) == (256, 256, 4096)
