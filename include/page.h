@@ -67,7 +67,15 @@ _Static_assert(sizeof(struct page) <= 40, "struct page must stay compact");
 _Static_assert(NR_PAGEFLAGS <= 32, "page flags are a u32");
 
 struct folio {
-	struct page page;
+	union {
+		struct page page;
+		/*
+		 * The kernel's folio->lru, the folio's place on a list: the
+		 * lab's links are the head page's (lru_next, lru_prev), so
+		 * &folio->lru is the head page (kernel/shim/core.h's lists).
+		 */
+		struct page lru;
+	};
 };
 
 /* A large folio's second page, where its mapcounts are (never for order 0). */
@@ -154,6 +162,20 @@ FOLIO_FLAG_FUNCS(writeback, PG_writeback)
 FOLIO_FLAG_FUNCS(locked, PG_locked)
 FOLIO_FLAG_FUNCS(readahead, PG_readahead)
 FOLIO_FLAG_FUNCS(deferred_split, PG_deferred_split)
+
+/* folio_trylock/folio_unlock: PG_locked, uncounted as the lab's other folio locks are */
+static inline bool folio_trylock(struct folio *folio)
+{
+	if (folio_test_locked(folio))
+		return false;
+	folio_set_locked(folio);
+	return true;
+}
+
+static inline void folio_unlock(struct folio *folio)
+{
+	folio_clear_locked(folio);
+}
 
 static inline bool PageAnonExclusive(const struct page *page)
 {

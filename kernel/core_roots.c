@@ -21,6 +21,7 @@ const struct core_file core_files[] = {
 	{ "mm/vmscan.c", NULL },
 	{ "mm/mprotect.c", NULL },
 	{ "mm/mremap.c", NULL },
+	{ "mm/madvise.c", NULL },
 };
 
 const unsigned int nr_core_files = sizeof(core_files) / sizeof(core_files[0]);
@@ -140,6 +141,33 @@ static const struct core_boundary mglru_boundary[] = {
 	{ NULL, NULL },
 };
 
+static const char *const madvise_roots[] = { "madvise_cold_or_pageout_pte_range",
+					    "madvise_free_pte_range", NULL };
+
+static const struct core_boundary madvise_boundary[] = {
+	{ "can_do_file_pageout", "the lab's process may write every file it maps (no credentials "
+				 "or file modes in the lab): MADV_PAGEOUT takes file folios too" },
+	{ "split_folio", "the lab splits no large folio: it fails as the kernel's does with "
+			 "extra references (-EAGAIN), and the walker skips the batch "
+			 "(mm/huge_memory.h)" },
+	{ "folio_deactivate", "ptelab's LRU moves the folio at once, no per-CPU batch (mm/lru.c)" },
+	{ "folio_isolate_lru", "ptelab's LRU (mm/lru.c)" },
+	{ "folio_putback_lru", "the same: folio_add_lru's batch" },
+	{ "folio_mark_lazyfree", "ptelab's LRU, which also records that the folio's data may now "
+				 "be dropped (mm/lru.c)" },
+	{ "reclaim_pages", "ptelab's reclaim of the isolated folios, in isolation order "
+			   "(mm/vmscan.c); the tree's list is the shim's (kernel/shim/core.h)" },
+	{ "madvise_free_huge_pmd", "the lab's madvise leaves a PMD-mapped folio as it is, as the "
+				   "twin does (no THP lazyfree)" },
+	{ "folio_free_swap", "no anonymous folio is in a swap cache in the lab" },
+	{ "vm_normal_folio", "the lab's, over vm_normal_page() (kernel/shim/core.h)" },
+	{ "vm_normal_folio_pmd", "in the THP branch, which CONFIG_TRANSPARENT_HUGEPAGE (off in "
+				 "the lab's unit) leaves out" },
+	{ "pageout", "the walker's local flag, not vmscan.c's pageout() (the extractor reads "
+		     "names, not scopes)" },
+	{ NULL, NULL },
+};
+
 const struct core_root_set core_root_sets[] = {
 	{ "zap", zap_roots, zap_boundary },
 	{ "rmap", rmap_roots, rmap_boundary },
@@ -149,6 +177,7 @@ const struct core_root_set core_root_sets[] = {
 	{ "mglru", mglru_roots, mglru_boundary },
 	{ "mprotect", mprotect_roots, mprotect_boundary },
 	{ "mremap", mremap_roots, mremap_boundary },
+	{ "madvise", madvise_roots, madvise_boundary },
 };
 
 const unsigned int nr_core_root_sets = sizeof(core_root_sets) / sizeof(core_root_sets[0]);

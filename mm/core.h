@@ -39,6 +39,12 @@ struct mm_core_ops {
 	int (*move_ptes)(struct vm_area_struct *vma, struct vm_area_struct *new_vma, pmd_t *old_pmd,
 			 unsigned long old_addr, pmd_t *new_pmd, unsigned long new_addr,
 			 unsigned long extent);
+	/* MADV_COLD/MADV_PAGEOUT's pmd_entry (walk->private: struct madvise_walk_private, mm/madvise.h) */
+	int (*madvise_cold_or_pageout_pte_range)(pmd_t *pmd, unsigned long addr, unsigned long end,
+						 struct mm_walk *walk);
+	/* MADV_FREE's pmd_entry (walk->private: the call's struct mmu_gather) */
+	int (*madvise_free_pte_range)(pmd_t *pmd, unsigned long addr, unsigned long end,
+				      struct mm_walk *walk);
 	/* fork: one PTE table's share of copy_page_range (0, or < 0 on failure) */
 	int (*copy_pte_range)(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
 			      pmd_t *dst_pmd, pmd_t *src_pmd, unsigned long addr, unsigned long end);

@@ -3,6 +3,7 @@
  * Mirrors 7.3: include/linux/mm_inline.h (lruvec_add_folio, lruvec_del_folio),
  * mm/swap.c (folio_add_lru).
  */
+#include "hw/phys.h"
 #include "mm/lru.h"
 #include "mm/mm.h"
 #include "mm/reclaim.h"
@@ -251,9 +252,13 @@ void folio_add_lru_locked(struct folio *folio)
  * the LRU stops being swap-backed and moves to the inactive file list,
  * where reclaim may discard it; one off the LRU is left as it is. The
  * kernel defers the move to a per-CPU batch; the lab moves it at once.
+ * The lab's record of the folio's written frames is cleared either way:
+ * from here on, data written before the call may be dropped (the call's
+ * contract), data written after it may not (mm/madvise.c lazyfree_settle).
  */
 void folio_mark_lazyfree(struct folio *folio)
 {
+	hw_frame_clean(folio_pfn(folio), (u64)folio_nr_pages(folio));
 	if (!folio_test_anon(folio) || !folio_test_swapbacked(folio) ||
 	    folio_test_unevictable(folio) || !folio_test_lru(folio))
 		return;
@@ -262,4 +267,39 @@ void folio_mark_lazyfree(struct folio *folio)
 	folio_clear_referenced(folio);
 	folio_clear_swapbacked(folio);
 	folio_add_lru_locked(folio);
+}
+
+/*
+ * folio_deactivate (mm/swap.c, lru_deactivate): off the active list, the
+ * referenced hint dropped; under MGLRU back into the generations as a
+ * cold folio. The kernel defers the move to a per-CPU batch; the lab
+ * moves it at once.
+ */
+void folio_deactivate(struct folio *folio)
+{
+	if (!folio_test_lru(folio) || folio_test_unevictable(folio) ||
+	    (!folio_test_active(folio) && !lru_gen_enabled))
+		return;
+	lru_del_folio(folio);
+	folio_clear_active(folio);
+	folio_clear_referenced(folio);
+	folio_add_lru_locked(folio);
+}
+
+/*
+ * folio_isolate_lru (mm/vmscan.c): off the LRU under the lruvec lock for
+ * a caller that reclaims it itself (MADV_PAGEOUT). The kernel takes a
+ * reference for the isolation; the lab's reclaim counts none but a
+ * lazyfree folio's (mm/vmscan.c reclaim_lazyfree_folio), as its LRU
+ * scans do.
+ */
+bool folio_isolate_lru(struct folio *folio)
+{
+	if (!folio_test_lru(folio))
+		return false;
+	lruvec_lock_irq(&root_lruvec);
+	lru_del_folio(folio);
+	hw_count(EV_lru_isolate, 1);
+	lruvec_unlock_irq(&root_lruvec);
+	return true;
 }

@@ -73,6 +73,12 @@ void lruvec_add_folio_tail(struct lruvec *lruvec, struct folio *folio);
 void lruvec_del_folio(struct lruvec *lruvec, struct folio *folio);
 /* MADV_FREE: an anonymous folio to the file LRU, no longer swap-backed */
 void folio_mark_lazyfree(struct folio *folio);
+/* MADV_COLD: off the active list (under MGLRU: into the generations as cold) */
+void folio_deactivate(struct folio *folio);
+/* off the LRU for a caller that reclaims it itself; false if it was not on it */
+bool folio_isolate_lru(struct folio *folio);
+/* an isolated folio back onto the LRU: folio_add_lru's per-CPU batch */
+#define folio_putback_lru(folio) folio_add_lru(folio)
 struct folio *lru_first(struct lruvec *lruvec, enum lru_list lru);
 struct folio *lru_last(struct lruvec *lruvec, enum lru_list lru);
 struct folio *lru_prev(struct folio *folio);

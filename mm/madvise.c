@@ -15,18 +15,16 @@
 #include <errno.h>
 
 #include "hw/phys.h"
+#include "mm/core.h"
+#include "mm/huge_memory.h"
 #include "mm/lru.h"
+#include "mm/madvise.h"
 #include "mm/mmu_gather.h"
 #include "mm/reclaim.h"
 #include "mm/mm.h"
 #include "mm/mmu_notifier.h"
 #include "mm/pagewalk.h"
 #include "hw/perf.h"
-
-struct madvise_walk_private {
-	struct mmu_gather *tlb;
-	bool pageout;
-};
 
 /* madvise_folio_pte_batch (7.3): the folio's run, young/dirty of the whole batch */
 static int madvise_folio_pte_batch(unsigned long addr, unsigned long end, struct folio *folio,
@@ -38,44 +36,29 @@ static int madvise_folio_pte_batch(unsigned long addr, unsigned long end, struct
 }
 
 /*
- * split_folio: the lab splits no large folio, so it fails as the
- * kernel's does when the folio has extra references; both walkers then
- * leave a folio only partly in the range as it is.
+ * A large folio only partly in the range: split_folio under the folio
+ * lock and a reference, the PTL dropped; the table mapped and locked
+ * again after. The lab's split fails (mm/huge_memory.h), so the caller
+ * skips the batch. NULL if the table is gone.
  */
-static int madvise_split_folio(struct folio *folio)
+static pte_t *madvise_try_split(struct mm_struct *mm, pmd_t *pmd, unsigned long addr,
+				struct folio *folio, pte_t *start_pte, spinlock_t **ptl, int *nr)
 {
-	(void)folio;
-	return -EAGAIN;
-}
+	int err;
 
-/*
- * folio_deactivate: off the active list, the referenced hint dropped (the
- * kernel defers the move to a per-CPU batch; the lab moves it at once).
- */
-static void madvise_deactivate(struct folio *folio)
-{
-	if (!folio_test_lru(folio) || folio_test_unevictable(folio) ||
-	    (!folio_test_active(folio) && !lru_gen_enabled))
-		return;
-	lru_del_folio(folio);
-	folio_clear_active(folio);
-	folio_clear_referenced(folio);
-	folio_add_lru_locked(folio);
-}
-
-/*
- * reclaim_pages (mm/vmscan.c): MADV_PAGEOUT's isolated folios through
- * shrink_folio_list with their references ignored; what stays goes back
- * through folio_putback_lru, which is folio_add_lru's per-CPU batch.
- */
-static void madvise_reclaim_pages(const u32 *list, int n)
-{
-	for (int i = 0; i < n; i++) {
-		struct folio *folio = (struct folio *)&mem_map[list[i]];
-
-		if (!reclaim_folio(folio))
-			folio_add_lru(folio);
-	}
+	folio_get(folio);
+	arch_leave_lazy_mmu_mode();
+	pte_unmap_unlock(start_pte, *ptl);
+	err = split_folio(folio);
+	folio_unlock(folio);
+	folios_put_refs_one(folio, 1); /* folio_put */
+	start_pte = pte_offset_map_lock(mm, pmd, addr, ptl);
+	if (!start_pte)
+		return NULL;
+	arch_enter_lazy_mmu_mode();
+	if (!err)
+		*nr = 0;
+	return start_pte;
 }
 
 /* madvise_cold_or_pageout_pte_range (7.3), walk_page_range()'s pmd_entry */
@@ -85,18 +68,23 @@ static int madvise_cold_or_pageout_pte_range(pmd_t *pmd, unsigned long addr, uns
 	struct madvise_walk_private *private = walk->private;
 	struct mmu_gather *tlb = private->tlb;
 	bool pageout = private->pageout;
+	struct mm_struct *mm = tlb->mm;
 	struct vm_area_struct *vma = walk->vma;
-	struct mm_struct *mm = vma->vm_mm;
 	u32 folio_list[PTRS_PER_PTE];
 	int nr_isolated = 0;
 	pte_t *start_pte, *pte, ptent;
 	spinlock_t *ptl;
 	int nr;
 
-	/* a PMD-mapped folio: the lab leaves it (no pmdp_test_and_clear_young) */
-	if (!pmd_table(*pmd))
-		return 0;
+	/*
+	 * A PMD-mapped folio: without CONFIG_TRANSPARENT_HUGEPAGE's branch
+	 * (the lab ages no PMD through madvise), pte_offset_map_lock finds
+	 * no table and the walk leaves it.
+	 */
 	start_pte = pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
+	if (!start_pte)
+		goto out;
+	arch_enter_lazy_mmu_mode();
 	for (; addr < end; pte += nr, addr += (unsigned long)nr * PAGE_SIZE) {
 		struct folio *folio;
 
@@ -112,14 +100,12 @@ static int madvise_cold_or_pageout_pte_range(pmd_t *pmd, unsigned long addr, uns
 		if (folio_test_large(folio)) {
 			nr = madvise_folio_pte_batch(addr, end, folio, pte, &ptent);
 			if (nr < folio_nr_pages(folio)) {
-				if (folio_maybe_mapped_shared(folio))
+				if (folio_maybe_mapped_shared(folio) || !folio_trylock(folio))
 					continue;
-				pte_unmap_unlock(start_pte, ptl);
-				int err = madvise_split_folio(folio);
-
-				start_pte = pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
-				if (!err)
-					nr = 0;
+				start_pte = pte = madvise_try_split(mm, pmd, addr, folio, start_pte,
+								    &ptl, &nr);
+				if (!start_pte)
+					break;
 				continue;
 			}
 		}
@@ -130,24 +116,28 @@ static int madvise_cold_or_pageout_pte_range(pmd_t *pmd, unsigned long addr, uns
 			clear_young_dirty_ptes(vma, addr, pte, (unsigned int)nr, CYDP_CLEAR_YOUNG);
 			tlb_remove_tlb_entries(tlb, addr, (unsigned int)nr);
 		}
+		/* (folio_test_clear_young: no page_idle tracking in the lab's config) */
 		folio_clear_referenced(folio);
+		if (folio_test_active(folio))
+			folio_set_workingset(folio);
 		if (pageout) {
-			/* folio_isolate_lru */
-			lruvec_lock_irq(&root_lruvec);
-			lru_del_folio(folio);
-			hw_count(EV_lru_isolate, 1);
-			lruvec_unlock_irq(&root_lruvec);
-			if (folio_test_unevictable(folio))
-				folio_add_lru(folio); /* folio_putback_lru */
-			else
-				folio_list[nr_isolated++] = (u32)folio_pfn(folio);
+			if (folio_isolate_lru(folio)) {
+				if (folio_test_unevictable(folio))
+					folio_putback_lru(folio);
+				else
+					folio_list[nr_isolated++] = (u32)folio_pfn(folio);
+			}
 		} else {
-			madvise_deactivate(folio);
+			folio_deactivate(folio);
 		}
 	}
-	pte_unmap_unlock(start_pte, ptl);
+out:
+	if (start_pte) {
+		arch_leave_lazy_mmu_mode();
+		pte_unmap_unlock(start_pte, ptl);
+	}
 	if (pageout)
-		madvise_reclaim_pages(folio_list, nr_isolated);
+		reclaim_pages(folio_list, nr_isolated);
 	return 0;
 }
 
@@ -156,15 +146,19 @@ static int madvise_free_pte_range(pmd_t *pmd, unsigned long addr, unsigned long 
 				  struct mm_walk *walk)
 {
 	struct mmu_gather *tlb = walk->private;
+	struct mm_struct *mm = tlb->mm;
 	struct vm_area_struct *vma = walk->vma;
-	struct mm_struct *mm = vma->vm_mm;
 	pte_t *start_pte, *pte, ptent;
 	spinlock_t *ptl;
 	int nr;
 
-	if (!pmd_table(*pmd))
+	/* a PMD-mapped folio: the lab leaves it (madvise_free_huge_pmd, kernel/shim/core.h) */
+	if (pmd_leaf(*pmd))
 		return 0;
 	start_pte = pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
+	if (!start_pte)
+		return 0;
+	arch_enter_lazy_mmu_mode();
 	for (; addr != end; pte += nr, addr += (unsigned long)nr * PAGE_SIZE) {
 		struct folio *folio;
 
@@ -176,22 +170,25 @@ static int madvise_free_pte_range(pmd_t *pmd, unsigned long addr, unsigned long 
 		if (folio_test_large(folio)) {
 			nr = madvise_folio_pte_batch(addr, end, folio, pte, &ptent);
 			if (nr < folio_nr_pages(folio)) {
-				if (folio_maybe_mapped_shared(folio))
+				if (folio_maybe_mapped_shared(folio) || !folio_trylock(folio))
 					continue;
-				pte_unmap_unlock(start_pte, ptl);
-				int err = madvise_split_folio(folio);
-
-				start_pte = pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
-				if (!err)
-					nr = 0;
+				start_pte = pte = madvise_try_split(mm, pmd, addr, folio, start_pte,
+								    &ptl, &nr);
+				if (!start_pte)
+					break;
 				continue;
 			}
 		}
 		/* a dirty folio: only if exclusive (fully mapped here, mapped once per page) */
 		if (folio_test_dirty(folio)) {
-			if (folio_mapcount(folio) != folio_nr_pages(folio))
+			if (!folio_trylock(folio))
 				continue;
+			if (folio_mapcount(folio) != folio_nr_pages(folio)) {
+				folio_unlock(folio);
+				continue;
+			}
 			folio_clear_dirty(folio);
+			folio_unlock(folio);
 		}
 		if (pte_young(ptent) || pte_dirty(ptent)) {
 			clear_young_dirty_ptes(vma, addr, pte, (unsigned int)nr,
@@ -199,9 +196,11 @@ static int madvise_free_pte_range(pmd_t *pmd, unsigned long addr, unsigned long 
 			tlb_remove_tlb_entries(tlb, addr, (unsigned int)nr);
 		}
 		folio_mark_lazyfree(folio);
-		hw_frame_clean(folio_pfn(folio), (u64)folio_nr_pages(folio));
 	}
-	pte_unmap_unlock(start_pte, ptl);
+	if (start_pte) {
+		arch_leave_lazy_mmu_mode();
+		pte_unmap_unlock(start_pte, ptl);
+	}
 	return 0;
 }
 
@@ -231,13 +230,28 @@ static void lazyfree_settle(struct mm_struct *mm, unsigned long start, unsigned 
 	}
 }
 
-static const struct mm_walk_ops cold_walk_ops = {
-	.pmd_entry = madvise_cold_or_pageout_pte_range,
-};
+/* the walkers: the tree's when the run's backend has them (mm/core.h), else the twin's */
+static const struct mm_walk_ops *cold_walk_ops(void)
+{
+	static const struct mm_walk_ops twin = { .pmd_entry = madvise_cold_or_pageout_pte_range };
+	static struct mm_walk_ops tree;
 
-static const struct mm_walk_ops free_walk_ops = {
-	.pmd_entry = madvise_free_pte_range,
-};
+	if (!mm_core || !mm_core->madvise_cold_or_pageout_pte_range)
+		return &twin;
+	tree.pmd_entry = mm_core->madvise_cold_or_pageout_pte_range;
+	return &tree;
+}
+
+static const struct mm_walk_ops *free_walk_ops(void)
+{
+	static const struct mm_walk_ops twin = { .pmd_entry = madvise_free_pte_range };
+	static struct mm_walk_ops tree;
+
+	if (!mm_core || !mm_core->madvise_free_pte_range)
+		return &twin;
+	tree.pmd_entry = mm_core->madvise_free_pte_range;
+	return &tree;
+}
 
 /* MADV_DONTNEED: zap_vma_range_batched (7.3), one invalidation per VMA */
 static void madvise_dontneed(struct mmu_gather *tlb, struct vm_area_struct *v,
@@ -262,7 +276,7 @@ static int madvise_free_single_vma(struct mmu_gather *tlb, struct vm_area_struct
 		return -1;
 	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, 0, v->vm_mm, s, e);
 	mmu_notifier_invalidate_range_start(&range);
-	walk_page_range(v->vm_mm, s, e, &free_walk_ops, tlb);
+	walk_page_range(v->vm_mm, s, e, free_walk_ops(), tlb);
 	mmu_notifier_invalidate_range_end(&range);
 	return 0;
 }
@@ -279,7 +293,7 @@ static int madvise_cold_or_pageout(struct mmu_gather *tlb, struct vm_area_struct
 
 	if (v->vm_flags & VM_LOCKED)
 		return -1;
-	walk_page_range(v->vm_mm, s, e, &cold_walk_ops, &private);
+	walk_page_range(v->vm_mm, s, e, cold_walk_ops(), &private);
 	return 0;
 }
 

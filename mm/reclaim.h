@@ -105,6 +105,8 @@ enum folio_references folio_check_references(struct folio *folio,
 bool reclaim_clean_folio(struct folio *folio);
 /* ... any folio: a shmem one goes to swap if dirty (pageout) */
 bool reclaim_folio(struct folio *folio);
+/* MADV_PAGEOUT's isolated folios (by pfn, in isolation order): the folios reclaimed */
+unsigned long reclaim_pages(const u32 *pfns, int nr);
 
 /* classic LRU: cgroup reclaim (memory.reclaim), until nr_to_reclaim */
 u64 shrink_lruvec_classic(u64 nr_to_reclaim, struct reclaim_stat *rs);

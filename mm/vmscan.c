@@ -157,6 +157,27 @@ bool reclaim_folio(struct folio *folio)
 }
 
 /*
+ * reclaim_pages (mm/vmscan.c): MADV_PAGEOUT's isolated folios, in the
+ * order they were isolated, through shrink_folio_list with their
+ * references ignored; what stays goes back through folio_putback_lru.
+ * Returns the folios reclaimed.
+ */
+unsigned long reclaim_pages(const u32 *pfns, int nr)
+{
+	unsigned long nr_reclaimed = 0;
+
+	for (int i = 0; i < nr; i++) {
+		struct folio *folio = pfn_folio(pfns[i]);
+
+		if (reclaim_folio(folio))
+			nr_reclaimed++;
+		else
+			folio_putback_lru(folio);
+	}
+	return nr_reclaimed;
+}
+
+/*
  * shrink_active_list: isolate nr_pages from the active list's tail under
  * the lru_lock, test (and clear) their young bits with the lock dropped,
  * then put them on the inactive list under the lock again.

@@ -604,7 +604,9 @@ static inline bool folio_test_lazyfree(const struct folio *folio)
 #define arch_unmap_one(mm, vma, addr, pte) PTELAB_UNREACHED("arch_unmap_one", -1)
 #define folio_try_share_anon_rmap_pte(folio, page) PTELAB_UNREACHED("folio_try_share_anon_rmap_pte", -1)
 #define list_empty(l) PTELAB_UNREACHED("list_empty: the mm list of swap-out", false)
-#define list_add(a, b) ((void)PTELAB_UNREACHED("list_add", 0))
+/* swapoff's list of mms: only that dead code names it, any member of the lab's mm will do */
+#define mmlist rss
+extern struct mm_struct init_mm;
 #define mmlist_lock ptelab_pmd_lock
 #define inc_mm_counter(mm, member) add_mm_counter(mm, member, 1)
 #define smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
@@ -731,6 +733,48 @@ static inline bool PageAnon(const struct page *page) { return folio_test_anon(pa
 #define move_soft_dirty_pte(pte) (pte)
 #define pte_is_uffd_wp_marker(pte) false
 #define pte_marker_uffd_wp(pte) false /* 6.x */
+
+/*
+ * madvise (mm/madvise.c madvise_cold_or_pageout_pte_range,
+ * madvise_free_pte_range): ptelab's LRU, split and reclaim at the
+ * boundary; a PMD-mapped folio is left as it is (the THP branch is
+ * CONFIG_TRANSPARENT_HUGEPAGE's, off here; madvise_free_huge_pmd says
+ * it handled the PMD); the calling process may write every file it maps.
+ */
+#include "mm/huge_memory.h"
+#include "mm/lru.h"
+#include "mm/madvise.h"
+#define fatal_signal_pending(task) false
+#define can_do_file_pageout(vma) ((vma)->vm_file_mapping != NULL)
+static inline bool pmd_trans_huge(pmd_t pmd) { return pmd_leaf(pmd); }
+#define madvise_free_huge_pmd(tlb, vma, pmd, addr, next) true
+#define folio_free_swap(folio) PTELAB_UNREACHED("folio_free_swap: no anon swap cache", false)
+#define pte_clear_not_present_full(mm, addr, ptep, full) \
+	ptelab_kernel_unsupported(__FILE__, __LINE__, "pte_clear_not_present_full: no non-present PTEs")
+/*
+ * The tree's folio lists (LIST_HEAD, list_add(&folio->lru, &list)): the
+ * pfns of MADV_PAGEOUT's isolated folios in the order they were added,
+ * the order the kernel's reclaim_pages() takes them from its list's
+ * tail. One pmd_entry's: at most one PTE table's folios. A list_add to
+ * anything else is 6.x's swap-out mm list: never reached.
+ */
+struct ptelab_folio_list {
+	u32 pfn[PTRS_PER_PTE];
+	int nr;
+};
+#define LIST_HEAD(name) struct ptelab_folio_list name = { .nr = 0 }
+static inline void ptelab_folio_list_add(struct ptelab_folio_list *list, struct page *head)
+{
+	if (list->nr < PTRS_PER_PTE)
+		list->pfn[list->nr++] = (u32)page_to_pfn(head);
+	else
+		ptelab_kernel_unsupported(__FILE__, __LINE__, "list_add: more folios than a PTE table maps");
+}
+#define list_add(entry, head) _Generic((head),						\
+	struct ptelab_folio_list *: ptelab_folio_list_add(					\
+		(struct ptelab_folio_list *)(void *)(head), (struct page *)(void *)(entry)),	\
+	default: (void)PTELAB_UNREACHED("list_add: the mm list of swap-out", 0))
+#define reclaim_pages(list) reclaim_pages((list)->pfn, (list)->nr)
 
 /*
  * The tree's functions by address (the unit's last definition, written by

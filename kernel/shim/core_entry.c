@@ -141,6 +141,13 @@ _Static_assert(sizeof(struct folio_referenced_arg) == sizeof(lab_folio_reference
 	       offsetof(lab_folio_referenced_arg, memcg),
 	       "the tree's folio_referenced_arg is not ptelab's");
 
+/* and its struct madvise_walk_private is ptelab's (mm/madvise.h) */
+_Static_assert(sizeof(struct madvise_walk_private) == sizeof(lab_madvise_walk_private) &&
+	       offsetof(struct madvise_walk_private, tlb) == offsetof(lab_madvise_walk_private, tlb) &&
+	       offsetof(struct madvise_walk_private, pageout) ==
+	       offsetof(lab_madvise_walk_private, pageout),
+	       "the tree's madvise_walk_private is not ptelab's");
+
 __attribute__((visibility("default"))) const struct mm_core_ops ptelab_core_ops = {
 	.kernel = PTELAB_KRELEASE,
 	.zap_pte_range = ptelab_entry_zap_pte_range,
@@ -151,4 +158,6 @@ __attribute__((visibility("default"))) const struct mm_core_ops ptelab_core_ops 
 	.try_to_unmap_one = try_to_unmap_one,
 	.change_pte_range = change_pte_range,
 	.move_ptes = ptelab_entry_move_ptes,
+	.madvise_cold_or_pageout_pte_range = madvise_cold_or_pageout_pte_range,
+	.madvise_free_pte_range = madvise_free_pte_range,
 };

@@ -3,7 +3,8 @@
 kernel/core_roots.c): the tree's zap_pte_range, folio_referenced_one,
 try_to_unmap_one, mlock_pte_range, copy_pte_range (fork), change_pte_range
 (mprotect), move_ptes (mremap), MGLRU's walk_pte_range and
-lru_gen_look_around, and their helpers, extracted by
+lru_gen_look_around, madvise's madvise_free_pte_range and
+madvise_cold_or_pageout_pte_range, and their helpers, extracted by
 name, compiled against kernel/shim/core.h, called by ptelab's mm/.
 
 The twin (--core ref, ptelab's 7.3) and the tree's extracted code must give
@@ -31,6 +32,9 @@ needs_73 = pytest.mark.skipif(not (KERNELS / "linux-7.3").is_dir(),
 # teardown, mlock-loop's, exit's full-mm teardown)
 CASES = [(w, ["--folio-size", fs]) for w in ("munmap", "madvise", "fork", "mprotect")
          for fs in ("4K", "64K", "2M")]
+# MADV_FREE's and MADV_COLD's walkers (MADV_PAGEOUT's runs in check's sequences)
+CASES += [("madvise", ["--folio-size", fs, "--variant", v])
+          for fs in ("4K", "64K", "2M") for v in ("free", "cold")]
 CASES += [("exit", ["--iterations", "2"]),
           # check's random sequences: every root, partial folios, file mappings, forks
           ("fuzz", ["--iterations", "4"])]
@@ -289,6 +293,29 @@ def test_patch_to_folio_unmap_pte_batch_moves_counts(tmp_path):
     assert t.get("unfold", 0) == 0 and p["unfold"] > 0
     assert p["tlbi_page"] > t["tlbi_page"] and p["rmap_call"] > 4 * t["rmap_call"]
     assert patched["results"]["reclaimed_bytes"] == twin["results"]["reclaimed_bytes"]
+    assert patched["invariants"]["ok"] and twin["invariants"]["ok"]
+
+
+@needs_73
+def test_patch_to_madvise_folio_pte_batch_moves_counts(tmp_path):
+    """MADV_FREE whose batch stops at one entry: every 64K folio looks only
+    partly in the range, the lab cannot split it, so the tree's walker leaves
+    each as it is (no entry made old or clean, no folio lazyfree), after
+    trying to split it once per entry."""
+    old = ("\treturn folio_pte_batch_flags(folio, NULL, ptep, ptentp, max_nr,\n"
+           "\t\t\t\t     FPB_MERGE_YOUNG_DIRTY);\n")
+    patched, twin = _patched_and_twin(tmp_path, "mm/madvise.c", old, "\treturn 1;\n", "madvise",
+                                      "--size", "16M", "--folio-size", "64K", "--variant", "free")
+    t, p = twin["results"], patched["results"]
+    assert t["lazyfree_pages"] == t["mapped_pages"] == 4096 and p["lazyfree_pages"] == 0
+    assert t["young_ptes_after"] == t["dirty_ptes_after"] == 0
+    assert p["young_ptes_after"] == p["dirty_ptes_after"] == 4096
+    te, pe = twin["events"], patched["events"]
+    # no entry written, no flush; each entry tries the split: folio ref and PTL round trip
+    assert te["pte_write"] == 4096 and pe["pte_write"] == 0
+    assert te["tlbi_asid"] == 1 and pe["tlbi_asid"] == 0
+    assert te["folio_ref_atomic"] == 0 and pe["folio_ref_atomic"] == 2 * 4096
+    assert pe["lock_acquire"] == te["lock_acquire"] + 4096
     assert patched["invariants"]["ok"] and twin["invariants"]["ok"]
 
 
