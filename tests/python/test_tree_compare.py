@@ -84,6 +84,14 @@ def test_kernel_warnings_are_shown_and_the_log_kept(tmp_path):
                   r"(?: \[-W[\w-]+\])? \(full log: (\S+)\)", p.stderr)
     assert m, p.stderr
     assert "ptelab-test-warning" in Path(m[1]).read_text()
+    # the kernel's default warnings (-Wall): a use of an uninitialised variable is one
+    text = src.read_text().replace("\n#warning ptelab-test-warning\n", "")
+    src.write_text(text + "\nint ptelab_uninit(void)\n{\n\tint x;\n\n\treturn x + 1;\n}\n")
+    p = ptelab("run", "munmap", "--size", "16M", "--impl", f"tree:{tree}")
+    assert p.returncode == 0, p.stderr
+    assert re.search(r"ptelab: backend tree:\S+: 1 compiler warning in the kernel's code, the "
+                     r"first: arch/arm64/mm/contpte\.c:\d+:\d+: warning: .x. is used "
+                     r"uninitiali[sz]ed", p.stderr), p.stderr
     # a tree that does not compile: the first error, and where the whole log is
     src.write_text(src.read_text() + "\nint broken = ;\n")
     p = ptelab("run", "munmap", "--size", "16M", "--impl", f"tree:{tree}")
