@@ -471,3 +471,18 @@ def test_pvmw_steps_skip_the_batch(ptelab):
     after, before = run(), run("--without", "young-batch")
     assert before["events"]["pvmw_step"] > 8 * after["events"]["pvmw_step"] > 0
     assert before["results"]["reclaimed_bytes"] == after["results"]["reclaimed_bytes"]
+
+
+def test_readme_exit_status_table_is_the_one_every_command_uses(ptelab):
+    """README.md states the exit statuses once, in one table; what it says of 0
+    and 2 holds for a run (check's 4 and the findings' 1 have their own tests:
+    test_hardening.py, test_core.py)."""
+    text = (ROOT / "README.md").read_text()
+    start = text.index("| status | meaning |")
+    rows = [l for l in text[start:].splitlines()[2:] if l.startswith("| ")]
+    rows = rows[:next(i for i, l in enumerate(text[start:].splitlines()[2:])
+                     if not l.startswith("| "))]
+    assert [int(r.split("|")[1]) for r in rows] == [0, 1, 2, 3, 4]
+    assert text.count("| status | meaning |") == 1
+    assert ptelab("run", "munmap", "--size", "4M").returncode == 0
+    assert ptelab("run", "munmap", "--size", "4Q").returncode == 2
