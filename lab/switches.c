@@ -26,6 +26,9 @@ static const struct {
 	  "batched mprotect: a folio's PTEs per modify_prot_start/commit_ptes (6.17; off: per PTE)" },
 	{ "mremap_batch", &mm_sw.mremap_batch, false,
 	  "batched mremap: a folio's PTEs moved per get_and_clear_ptes/set_ptes (6.17; off: per PTE)" },
+	{ "unmap_batch", &mm_sw.unmap_batch, false,
+	  "batched reclaim unmap: a folio's PTEs per get_and_clear_ptes in try_to_unmap_one "
+	  "(lazyfree 6.15, file folios 7.1; off: per PTE, each flushed alone)" },
 	{ "deferred_split_partial", &mm_sw.deferred_split_partial, false,
 	  "queue only partly mapped large folios for deferred split (6.10; off: 6.9, every PTE unmap queues)" },
 	{ "folio_batch_free", &mm_sw.folio_batch_free, false,

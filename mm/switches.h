@@ -67,6 +67,16 @@ struct mm_switches {
 	bool mprotect_batch; /* change_pte_range: a folio's run per modify_prot_start/commit_ptes (6.17) */
 	bool mremap_batch;   /* move_ptes: a folio's run per get_and_clear_ptes/set_ptes (6.17) */
 	/*
+	 * try_to_unmap_one: reclaim unmaps a folio's run with one
+	 * get_and_clear_ptes, one flush, one rmap and one reference drop
+	 * (folio_unmap_pte_batch: lazyfree anonymous folios from 6.15, B.
+	 * Song's "mm: support batched unmap for lazyfree large folios during
+	 * reclamation"; file folios from 7.1, B. Wang's "mm: rmap: support
+	 * batched unmapping for file large folios"). Off: one PTE at a time,
+	 * each cleared and flushed alone (ptep_clear_flush), as 6.12 does.
+	 */
+	bool unmap_batch;
+	/*
 	 * 6.10, "mm/rmap: do not add fully unmapped large folio to deferred
 	 * split list": only a partly mapped anon folio is queued. Off: every
 	 * PTE-level unmap of a large anon folio queues it, as 6.9 (and the

@@ -16,9 +16,10 @@
 #include "mm/core.h"
 #include "mm/mmu_notifier.h"
 #include "mm/rmap.h"
+#include "mm/switches.h"
 #include "hw/perf.h"
 
-/* only file (and lazyfree) folios batch in 7.3; the lab unmaps file folios */
+/* only file (and lazyfree) folios batch in 7.3; --without unmap-batch: none (6.12) */
 static unsigned int folio_unmap_pte_batch(struct folio *folio,
 					  struct page_vma_mapped_walk *pvmw, pte_t pte)
 {
@@ -26,7 +27,7 @@ static unsigned int folio_unmap_pte_batch(struct folio *folio,
 	unsigned long end_addr;
 	unsigned int max_nr;
 
-	if (!folio_test_large(folio))
+	if (!folio_test_large(folio) || !mm_sw.unmap_batch)
 		return 1;
 	/* We may only batch within a single VMA and a single page table. */
 	end_addr = pmd_addr_end(pvmw->address, vma->vm_end);
@@ -143,8 +144,9 @@ bool try_to_unmap(struct folio *folio)
 {
 	PERF_FUNC();
 	struct rmap_walk_control rwc = {
-		.rmap_one = mm_core && mm_core->try_to_unmap_one ? tree_try_to_unmap_one
-								 : try_to_unmap_one,
+		/* the tree's, unless --without unmap-batch asks for 6.12's shape */
+		.rmap_one = mm_core && mm_core->try_to_unmap_one && mm_sw.unmap_batch
+				? tree_try_to_unmap_one : try_to_unmap_one,
 		.done = folio_not_mapped,
 	};
 
