@@ -214,11 +214,10 @@ static int madvise_free_pte_range(pmd_t *pmd, unsigned long addr, unsigned long 
 static void lazyfree_settle(struct mm_struct *mm, unsigned long start, unsigned long end)
 {
 	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
-		pmd_t *pmd = pmd_walk(mm, a);
+		pte_t *p = pte_lookup(mm, a);
 
-		if (!pmd || !pmd_table(*pmd))
+		if (!p)
 			continue;
-		pte_t *p = pte_offset_map(pmd, a);
 		pte_t pte = __pte(__atomic_load_n(&p->pte, __ATOMIC_RELAXED));
 
 		if (!pte_present(pte) || hw_cont_gather_dirty(&p->pte))
@@ -228,29 +227,6 @@ static void lazyfree_settle(struct mm_struct *mm, unsigned long start, unsigned 
 		if (!folio_test_swapbacked(folio) && !folio_test_dirty(folio))
 			hw_frame_clean(pte_pfn(pte), 1);
 	}
-}
-
-/* the walkers: the tree's when the run's backend has them (mm/core.h), else the twin's */
-static const struct mm_walk_ops *cold_walk_ops(void)
-{
-	static const struct mm_walk_ops twin = { .pmd_entry = madvise_cold_or_pageout_pte_range };
-	static struct mm_walk_ops tree;
-
-	if (!mm_core || !mm_core->madvise_cold_or_pageout_pte_range)
-		return &twin;
-	tree.pmd_entry = mm_core->madvise_cold_or_pageout_pte_range;
-	return &tree;
-}
-
-static const struct mm_walk_ops *free_walk_ops(void)
-{
-	static const struct mm_walk_ops twin = { .pmd_entry = madvise_free_pte_range };
-	static struct mm_walk_ops tree;
-
-	if (!mm_core || !mm_core->madvise_free_pte_range)
-		return &twin;
-	tree.pmd_entry = mm_core->madvise_free_pte_range;
-	return &tree;
 }
 
 /* MADV_DONTNEED: zap_vma_range_batched (7.3), one invalidation per VMA */
@@ -271,12 +247,17 @@ static int madvise_free_single_vma(struct mmu_gather *tlb, struct vm_area_struct
 				   unsigned long s, unsigned long e)
 {
 	struct mmu_notifier_range range;
+	/* the tree's walker when the run's backend has it (mm/core.h), else the twin's */
+	const struct mm_walk_ops ops = {
+		.pmd_entry = mm_core && mm_core->madvise_free_pte_range
+				? mm_core->madvise_free_pte_range : madvise_free_pte_range,
+	};
 
 	if (v->vm_file_mapping) /* vma_is_anonymous */
 		return -1;
 	mmu_notifier_range_init(&range, MMU_NOTIFY_CLEAR, 0, v->vm_mm, s, e);
 	mmu_notifier_invalidate_range_start(&range);
-	walk_page_range(v->vm_mm, s, e, free_walk_ops(), tlb);
+	walk_page_range(v->vm_mm, s, e, &ops, tlb);
 	mmu_notifier_invalidate_range_end(&range);
 	return 0;
 }
@@ -290,10 +271,15 @@ static int madvise_cold_or_pageout(struct mmu_gather *tlb, struct vm_area_struct
 				   unsigned long s, unsigned long e, bool pageout)
 {
 	struct madvise_walk_private private = { .tlb = tlb, .pageout = pageout };
+	const struct mm_walk_ops ops = {
+		.pmd_entry = mm_core && mm_core->madvise_cold_or_pageout_pte_range
+				? mm_core->madvise_cold_or_pageout_pte_range
+				: madvise_cold_or_pageout_pte_range,
+	};
 
 	if (v->vm_flags & VM_LOCKED)
 		return -1;
-	walk_page_range(v->vm_mm, s, e, cold_walk_ops(), &private);
+	walk_page_range(v->vm_mm, s, e, &ops, &private);
 	return 0;
 }
 

@@ -75,6 +75,8 @@ static inline unsigned long pmd_addr_end(unsigned long addr, unsigned long end)
 }
 pmd_t *pmd_alloc_walk(struct mm_struct *mm, unsigned long addr);
 pmd_t *pmd_walk(struct mm_struct *mm, unsigned long addr);
+/* addr's PTE slot, NULL if no PTE table maps it (none, or a PMD leaf); no lock, no event */
+pte_t *pte_lookup(struct mm_struct *mm, unsigned long addr);
 pte_t *pte_alloc_map(struct mm_struct *mm, pmd_t *pmdp);
 pte_t *pte_offset_map_lock(struct mm_struct *mm, pmd_t *pmdp, unsigned long addr,
 			   spinlock_t **ptlp);

@@ -72,6 +72,13 @@ pte_t *pte_offset_map(pmd_t *pmdp, unsigned long addr)
 	return pte_offset_kernel(pmdp, addr);
 }
 
+pte_t *pte_lookup(struct mm_struct *mm, unsigned long addr)
+{
+	pmd_t *pmdp = pmd_walk(mm, addr);
+
+	return pmdp ? pte_offset_map(pmdp, addr) : NULL;
+}
+
 static struct pt_meta *ptl_meta(spinlock_t *ptl)
 {
 	return (struct pt_meta *)((char *)ptl - offsetof(struct pt_meta, ptl_held));

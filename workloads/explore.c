@@ -167,16 +167,9 @@ static void geometry(const struct scenario *sc, int order, struct xgeo *g)
 	}
 }
 
-static pte_t *ptep_at(struct mm_struct *mm, u64 va)
-{
-	pmd_t *pmd = pmd_walk(mm, va);
-
-	return pmd && pmd_table(*pmd) ? pte_offset_map(pmd, va) : NULL;
-}
-
 static u64 pfn_at(struct mm_struct *mm, u64 va)
 {
-	pte_t *p = ptep_at(mm, va);
+	pte_t *p = pte_lookup(mm, va);
 
 	return p && pte_present(ptep_get(p)) ? pte_pfn(ptep_get(p)) : ~0ULL;
 }
@@ -218,7 +211,7 @@ static void set_state(const struct scenario *sc, const struct xgeo *g, struct mm
 	case XS_DIRTY1:
 	case XS_RDONLY_CLEAN:
 	case XS_OLD_LAST:
-		clear_young_dirty_ptes(vma, g->fva, ptep_at(mm, g->fva), (unsigned int)g->folio_pages,
+		clear_young_dirty_ptes(vma, g->fva, pte_lookup(mm, g->fva), (unsigned int)g->folio_pages,
 				       CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY);
 		flush_tlb_mm(mm);
 		hw_frame_clean(pfn_at(mm, g->fva), g->folio_pages);
@@ -232,12 +225,12 @@ static void set_state(const struct scenario *sc, const struct xgeo *g, struct mm
 			x_access(0, mm, va, false);
 		}
 		if (sc->state == XS_RDONLY_CLEAN) {
-			wrprotect_ptes(mm, g->fva, ptep_at(mm, g->fva), (unsigned int)g->folio_pages);
+			wrprotect_ptes(mm, g->fva, pte_lookup(mm, g->fva), (unsigned int)g->folio_pages);
 			flush_tlb_mm(mm);
 		}
 		break;
 	case XS_RDONLY:
-		wrprotect_ptes(mm, g->fva, ptep_at(mm, g->fva), (unsigned int)g->folio_pages);
+		wrprotect_ptes(mm, g->fva, pte_lookup(mm, g->fva), (unsigned int)g->folio_pages);
 		flush_tlb_mm(mm);
 		break;
 	case XS_PARTIAL:
@@ -252,7 +245,7 @@ static void set_state(const struct scenario *sc, const struct xgeo *g, struct mm
 static void run_op(const struct scenario *sc, const struct xgeo *g, struct mm_struct *mm)
 {
 	struct vm_area_struct *vma = find_vma(mm, g->rva);
-	pte_t *r = ptep_at(mm, g->rva), *t = ptep_at(mm, g->tva);
+	pte_t *r = pte_lookup(mm, g->rva), *t = pte_lookup(mm, g->tva);
 	unsigned int nr = (unsigned int)g->rnr;
 
 	switch (sc->op) {
@@ -364,7 +357,7 @@ static u64 x_run(const struct scenario *sc, int order, u64 seed, const struct xc
 	if (hw_machine.smmu >= 0)
 		hw_cpu_switch_mm(&hw_machine.cpu[hw_machine.smmu], mm->pgd, mm->context.asid);
 	set_state(sc, &g, mm);
-	if (!ptep_at(mm, g.bva)) {
+	if (!pte_lookup(mm, g.bva)) {
 		hw_violation(VIOL_OTHER, "explore: scenario state left no page table at va %#llx",
 			     (unsigned long long)g.bva);
 		goto out;
@@ -379,9 +372,9 @@ static u64 x_run(const struct scenario *sc, int order, u64 seed, const struct xc
 	nr_stored = 0;
 	il->on_store = x_store;
 	il->reader = ptep_get_lockless_racing;
-	hw_interleave_exact(c->at, c->agent, c->kind, &ptep_at(mm, g.bva)[c->entry].pte,
+	hw_interleave_exact(c->at, c->agent, c->kind, &pte_lookup(mm, g.bva)[c->entry].pte,
 			    g.bva + c->entry * PAGE_SIZE);
-	hw_interleave_ctx(mm->pgd, &ptep_at(mm, g.bva)->pte, g.bva);
+	hw_interleave_ctx(mm->pgd, &pte_lookup(mm, g.bva)->pte, g.bva);
 	hw_run_on_cpu(0);
 	il->on = true;
 	run_op(sc, &g, mm);
@@ -392,7 +385,7 @@ static u64 x_run(const struct scenario *sc, int order, u64 seed, const struct xc
 	/* a store that raced a clean of dirty may have landed before it */
 	if (sc->op == XO_CYDP_BOTH || sc->op == XO_CYDP_DIRTY)
 		for (int i = 0; i < nr_stored; i++) {
-			pte_t *p = ptep_at(mm, stored_va[i]);
+			pte_t *p = pte_lookup(mm, stored_va[i]);
 
 			if (p && pte_present(ptep_get(p)) && !pte_dirty(ptep_get(p)))
 				hw_frame_clean(pte_pfn(ptep_get(p)), 1);

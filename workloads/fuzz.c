@@ -92,10 +92,7 @@ struct fuzz {
 
 static pte_t *ptep_of(struct fuzz *t, u64 page)
 {
-	pmd_t *pmd = pmd_walk(t->mm, T_BASE + page * PAGE_SIZE);
-
-	return pmd && pmd_table(*pmd) ?
-		pte_offset_map(pmd, T_BASE + page * PAGE_SIZE) : NULL;
+	return pte_lookup(t->mm, T_BASE + page * PAGE_SIZE);
 }
 
 /* The folio's whole run of PTEs around page, in order, as rmap would see it. */
@@ -478,8 +475,8 @@ static void fuzz_run_ops(u64 seed, int order, const struct fuzz_op *ops, int nr_
 	}
 	if (fuzz_differential) {
 		for (u64 va = T_BASE; va < F_BASE + F_PAGES * PAGE_SIZE; va += PAGE_SIZE) {
-			pmd_t *pmd = pmd_walk(t.mm, va);
-			u64 v = pmd && pmd_table(*pmd) ? pte_offset_map(pmd, va)->pte : 0;
+			pte_t *p = pte_lookup(t.mm, va);
+			u64 v = p ? p->pte : 0;
 
 			fuzz_tables_digest = (fuzz_tables_digest ^ (v + va)) * 0x100000001b3ULL;
 		}

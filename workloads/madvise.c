@@ -35,11 +35,10 @@ static void madvise_left(struct mm_struct *mm, unsigned long start, unsigned lon
 	u64 young = 0, dirty = 0, lazyfree = 0, present = 0;
 
 	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
-		pmd_t *pmd = pmd_walk(mm, a);
+		pte_t *p = pte_lookup(mm, a);
 
-		if (!pmd || !pmd_table(*pmd))
+		if (!p)
 			continue;
-		pte_t *p = pte_offset_map(pmd, a);
 		pte_t pte = __pte(__atomic_load_n(&p->pte, __ATOMIC_RELAXED));
 
 		if (!pte_present(pte))

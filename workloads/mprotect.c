@@ -22,14 +22,10 @@ static u64 writable_pages(struct mm_struct *mm, u64 base, u64 size)
 	u64 n = 0;
 
 	for (u64 va = base; va < base + size; va += PAGE_SIZE) {
-		pmd_t *pmdp = pmd_walk(mm, va);
+		pte_t *p = pte_lookup(mm, va);
 
-		if (!pmdp || !pmd_table(*pmdp))
-			continue;
 		/* a raw read: the check counts no event */
-		pte_t pte = *pte_offset_kernel(pmdp, va);
-
-		n += pte_present(pte) && pte_write(pte);
+		n += p && pte_present(*p) && pte_write(*p);
 	}
 	return n;
 }
