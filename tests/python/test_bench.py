@@ -39,3 +39,20 @@ def test_bench_reads_published_figures_from_the_data_file():
     value, unit, source = bench.published_figure("S1", "mglru", "after")
     assert value == float(s1[0][3]) and unit == s1[0][4] and source == s1[0][5]
     assert bench.published_figure("S1", "no-such-row", "after") is None
+
+
+def test_bench_reproduce_cpu_counts_the_runs_workers(tmp_path):
+    """'reproduce CPU' is the user + system time of the run and the workers it
+    waits for: a stand-in whose forked child spins ~0.4 s of CPU is counted."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench", ROOT / "tools" / "bench.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    fake = tmp_path / "ptelab"
+    fake.write_text("#!/bin/sh\n"
+                    "python3 -c 'import time\nt = time.process_time()\n"
+                    "while time.process_time() - t < 0.4: pass' &\nwait\n")
+    fake.chmod(0o755)
+    secs, cpu, _ = bench.reproduce_seconds(str(fake))
+    assert cpu >= 0.35 and secs >= cpu * 0.5
