@@ -8,6 +8,7 @@
 
 #include "hw/host.h"
 #include "hw/pgtable_mem.h"
+#include "hw/phys.h"
 #include "mm/mm.h"
 #include "hw/perf.h"
 
@@ -163,11 +164,37 @@ void tlb_flush_rmaps(struct mmu_gather *tlb, struct vm_area_struct *vma)
 	tlb->delayed_rmap = false;
 }
 
+/*
+ * The lab's bookkeeping, no kernel work: an anonymous page the zap left
+ * mapped nowhere holds data nobody can read again (munmap, MADV_DONTNEED
+ * discard it), so its frame's "written" mark is dropped, once the TLBs
+ * are flushed and no stale entry can store to it. Reclaim may then free
+ * its folio (a lazyfree one still mapped elsewhere) without that being
+ * a lost write. File pages keep theirs: the page cache still holds them.
+ */
+static void tlb_batch_discard_anon(struct mmu_gather_batch *batch)
+{
+	for (unsigned int i = 0; i < batch->nr; i++) {
+		uintptr_t v = (uintptr_t)batch->encoded_pages[i];
+		struct page *page = (struct page *)(v & ~(uintptr_t)3);
+		unsigned long nr = 1;
+
+		if (v & ENCODED_PAGE_BIT_NR_PAGES_NEXT)
+			nr = (uintptr_t)batch->encoded_pages[++i] >> 2;
+		if (!folio_test_anon(page_folio(page)))
+			continue;
+		for (unsigned long j = 0; j < nr; j++)
+			if (page[j]._mapcount < 0)
+				hw_frame_clean(page_to_pfn(page + j), 1);
+	}
+}
+
 static void tlb_batch_pages_flush(struct mmu_gather *tlb)
 {
 	PERF_FUNC();
 	for (struct mmu_gather_batch *batch = &tlb->local; batch && batch->nr;
 	     batch = batch->next) {
+		tlb_batch_discard_anon(batch);
 		free_pages_and_swap_cache(batch->encoded_pages, (int)batch->nr);
 		batch->nr = 0;
 	}
