@@ -34,6 +34,7 @@ typedef struct {
 struct mm_struct {
 	u64 *pgd;
 	mm_context_t context;
+	unsigned int mm_id;            /* mm_id_t: the smallest free id >= MM_ID_MIN (the kernel's IDA) */
 	struct vm_area_struct *mmap;   /* VMAs sorted by address */
 	u64 cpumask;                   /* CPUs that ran this mm (x86 IPIs) */
 	struct mm_thread_cpus *thread_cpus; /* NULL: none beyond cpumask */

@@ -56,8 +56,21 @@ struct page {
 			int _nr_pages_mapped; /* pages with _mapcount >= 0 */
 		};
 	};
-	struct address_space *mapping; /* page cache owner; NULL for anon */
-	unsigned long index;           /* offset in file or anon virtual page */
+	union {
+		struct {
+			struct address_space *mapping; /* page cache owner; NULL for anon */
+			unsigned long index;           /* offset in file or anon virtual page */
+		};
+		/*
+		 * The first tail page of a large folio: which mms map it
+		 * (CONFIG_MM_ID, 7.x struct folio): two mm ids of 31 bits and
+		 * the "maybe mapped shared" bit, each id's mappings, -1 based.
+		 */
+		struct {
+			unsigned long _mm_ids;
+			int _mm_id_mapcount[2];
+		};
+	};
 	int _refcount;
 	int _mapcount;                 /* -1 based, as in the kernel */
 };
@@ -232,18 +245,37 @@ static inline bool folio_mapped(const struct folio *folio)
 }
 
 /*
+ * include/linux/mm_types.h (CONFIG_MM_ID, 7.x): a large folio remembers up
+ * to two mms that map it (mm/rmap.c keeps them); 0 is no mm.
+ */
+typedef unsigned int mm_id_t;
+#define MM_ID_DUMMY 0
+#define MM_ID_MIN 1
+#define MM_ID_BITS 31
+#define MM_ID_MASK ((1UL << MM_ID_BITS) - 1)
+#define FOLIO_MM_IDS_SHARED_BITNUM 63
+#define FOLIO_MM_IDS_SHARED_BIT (1UL << FOLIO_MM_IDS_SHARED_BITNUM)
+
+static inline mm_id_t folio_mm_id(const struct folio *folio, int idx)
+{
+	return (mm_id_t)(folio_tail1(folio)->_mm_ids >> (idx * MM_ID_BITS)) & MM_ID_MASK;
+}
+
+/*
  * include/linux/mm.h (7.x; 6.x folio_likely_mapped_shared): whether the
- * folio may be mapped by more than one process. Without the kernel's
- * per-folio mm ids, a large folio counts as shared only when its
- * mapcount exceeds its pages (some page is mapped twice).
+ * folio may be mapped by more than one process: for a large folio, the
+ * kernel's answer from its mm ids (exact but after a third mm mapped it).
  */
 static inline bool folio_maybe_mapped_shared(const struct folio *folio)
 {
 	int mapcount = folio_mapcount(folio);
 
-	if (!folio_test_large(folio) || mapcount <= 1)
+	if (!folio_test_large(folio))
 		return mapcount > 1;
-	return mapcount > folio_nr_pages(folio);
+	/* a single mapping is exclusive, whatever the bit says */
+	if (mapcount <= 1)
+		return false;
+	return folio_tail1(folio)->_mm_ids & FOLIO_MM_IDS_SHARED_BIT;
 }
 
 /* Page allocator (buddy): naturally aligned folios of order 0..9. */

@@ -17,6 +17,7 @@ struct mm_walk;
 
 struct mm_core_ops {
 	const char *kernel; /* the tree's version, "X.Y.Z" */
+	unsigned int kver;  /* the same, as KERNEL_VERSION(X, Y, Z) */
 	unsigned long (*zap_pte_range)(struct mmu_gather *tlb, struct vm_area_struct *vma,
 				       pmd_t *pmd, unsigned long addr, unsigned long end);
 	/* rmap_one of folio_referenced(): arg is its struct folio_referenced_arg (mm/rmap.h) */

@@ -58,7 +58,11 @@ static inline bool dirty_test(const struct map_counts *mc, u64 pfn)
  * Mappings, dirty and write state of one PTE table, mapping from va. A
  * writable entry in a VMA without VM_WRITE is a permission leak (a
  * batched restore that made read-only entries writable, as 2025's
- * mprotect/mremap/lazyfree bugs did).
+ * mprotect/mremap/lazyfree bugs did); so is a writable entry mapping an
+ * anonymous page that is not PageAnonExclusive (include/linux/page-flags.h:
+ * a page that may be shared must not be mapped writable), which a batch
+ * taking one entry's write bit for a folio of exclusive and shared pages
+ * makes even where no other process maps the page today.
  */
 static u64 count_ptes(pte_t *pte, struct map_counts *mc, struct mm_struct *mm, unsigned long va,
 		      bool check)
@@ -89,6 +93,11 @@ static u64 count_ptes(pte_t *pte, struct map_counts *mc, struct mm_struct *mm, u
 					     vma->vm_start, vma->vm_end);
 			if (pfn < max_pfn)
 				mc->writable[pfn / 8] |= (u8)(1U << (pfn % 8));
+			if (check && pfn < max_pfn && folio_test_anon(pfn_folio(pfn)) &&
+			    !PageAnonExclusive(pfn_to_page(pfn)) && mc->reported++ < 4)
+				hw_violation(VIOL_PERMISSION, "va %#lx (asid %u) is writable but anonymous "
+					     "pfn %#llx is not exclusive (PageAnonExclusive clear): it may "
+					     "be shared", va, mm->context.asid, (unsigned long long)pfn);
 		}
 		if (pfn >= max_pfn)
 			continue;

@@ -68,7 +68,7 @@ static int copy_present_ptes(struct vm_area_struct *dst_vma,
 						(unsigned int)max_nr, flags);
 	folio_ref_add(folio, nr);
 	if (folio_test_anon(folio))
-		folio_dup_anon_rmap_ptes(folio, page, nr, src_vma);
+		folio_dup_anon_rmap_ptes(folio, page, nr, dst_vma, src_vma);
 	else
 		folio_add_file_rmap_ptes(folio, page, nr, dst_vma);
 	dst_vma->vm_mm->rss += nr;

@@ -11,6 +11,7 @@
  * batched per folio (S5) or one PTE at a time (--without zap-batch).
  */
 #include "hw/invariants.h"
+#include "hw/phys.h"
 #include "mm/switches.h"
 #include "hw/cpu.h"
 #include "mm/core.h"
@@ -104,7 +105,7 @@ static vm_fault_t do_huge_pmd_anonymous_page(struct vm_fault *vmf)
 	for (int i = 0; i < (1 << PMD_ORDER); i++)
 		folio_page(folio, i)->_mapcount = -1;
 	folio_tail1(folio)->_nr_pages_mapped = 0;
-	folio_tail1(folio)->_large_mapcount = 0;
+	folio_set_large_mapcount(folio, 1, vma);
 	folio_add_lru(folio);
 	vma->vm_mm->rss += 1 << PMD_ORDER;
 	entry = pte_mkyoung(pfn_pte(folio_pfn(folio), vma->vm_page_prot));
@@ -112,6 +113,28 @@ static vm_fault_t do_huge_pmd_anonymous_page(struct vm_fault *vmf)
 		entry = pte_mkwrite(pte_mkdirty(entry));
 	set_pmd_at(vma->vm_mm, addr, vmf->pmd, pfn_pmd(folio_pfn(folio), pte_pgprot(entry)));
 	return 0;
+}
+
+/*
+ * __wp_can_reuse_large_anon_folio (7.3): a large anonymous folio is
+ * reused in place when every reference to it is a mapping and every
+ * mapping is in this mm (its mm ids say exclusive). Only the faulting
+ * page becomes exclusive and writable; the folio's other pages stay as
+ * they are, so one folio can hold exclusive and shared pages, writable
+ * and read-only entries side by side. The kernel rechecks under the
+ * folio's mapcount bit spinlock: one lock acquisition.
+ */
+static bool wp_can_reuse_large_anon_folio(struct folio *folio, struct vm_area_struct *vma)
+{
+	/* let's just free up a large folio if only a single page is mapped */
+	if (folio_mapcount(folio) <= 1)
+		return false;
+	if (folio_maybe_mapped_shared(folio))
+		return false;
+	if (folio_mapcount(folio) != folio_ref_count(folio))
+		return false;
+	hw_count(EV_lock_acquire, 1); /* folio_lock_large_mapcount */
+	return folio_mm_id(folio, 0) == vma->vm_mm->mm_id || folio_mm_id(folio, 1) == vma->vm_mm->mm_id;
 }
 
 /*
@@ -136,6 +159,11 @@ static vm_fault_t do_wp_page(struct vm_fault *vmf)
 	if (!PageAnonExclusive(page) && !folio_test_large(folio) &&
 	    folio_ref_count(folio) == 1 && folio_mapcount(folio) == 1)
 		SetPageAnonExclusive(page); /* the other side went away */
+	/* 6.15 (MM ids) reuses large folios; a tree's older core-mm never sees one reused */
+	if (mm_sw.wp_reuse_large && !PageAnonExclusive(page) && folio_test_anon(folio) &&
+	    folio_test_large(folio) && (!mm_core || mm_core->kver >= 0x060f00) &&
+	    wp_can_reuse_large_anon_folio(folio, vma))
+		SetPageAnonExclusive(page);
 	if (PageAnonExclusive(page)) {
 		/* wp_page_reuse */
 		entry = pte_mkyoung(pte_mkdirty(pte_mkwrite(orig)));
@@ -169,6 +197,9 @@ static vm_fault_t do_wp_page(struct vm_fault *vmf)
 	flush_tlb_page(vma, addr);
 	set_pte_at(mm, addr, ptep, entry);
 	folio_remove_rmap_pte(folio, page, vma);
+	/* lab bookkeeping: the data lives on in the copy; an unmapped original may be discarded */
+	if (page->_mapcount < 0)
+		hw_frame_clean(page_to_pfn(page), 1);
 	pte_unmap_unlock(ptep, ptl);
 	mmu_notifier_invalidate_range_end(&range);
 	folios_put_refs_one(folio, 1);
@@ -582,7 +613,7 @@ static void zap_huge_pmd(struct mmu_gather *tlb, struct vm_area_struct *vma,
 	hw_count(EV_rmap_call, 1);
 	hw_count(EV_mapcount_atomic, 1);
 	hw_cache_page(folio_pfn(folio) + 1);
-	folio_tail1(folio)->_large_mapcount--;
+	folio_sub_large_mapcount(folio, 1, vma);
 	vma->vm_mm->rss -= 1 << PMD_ORDER;
 	if (__tlb_remove_page(tlb, &folio->page, false))
 		tlb_flush_mmu(tlb);

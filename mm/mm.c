@@ -64,10 +64,29 @@ bool mm_restart(void)
 	return true;
 }
 
+/*
+ * mm_alloc_id (7.x kernel/fork.c): the kernel's IDA hands out the smallest
+ * free id; the lab's few live mms are searched for it.
+ */
+static mm_id_t mm_alloc_id(void)
+{
+	mm_id_t id = MM_ID_MIN;
+	bool taken;
+
+	do {
+		taken = false;
+		for (struct mm_struct *m = mm_list; m && !taken; m = m->next_mm)
+			taken = m->mm_id == id;
+		id += taken;
+	} while (taken);
+	return id;
+}
+
 struct mm_struct *mm_alloc(void)
 {
 	struct mm_struct *mm = host_calloc(1, sizeof(*mm), "an mm_struct");
 
+	mm->mm_id = mm_alloc_id();
 	mm->pgd = hw_pt_alloc(0);
 	mm->mm_users = 1;
 	asid_new_context(mm);

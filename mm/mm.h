@@ -159,10 +159,14 @@ void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
 void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			    struct vm_area_struct *vma);
 void deferred_split_folio(struct folio *folio);
+/* a large folio's mapcount and its mm ids (a PMD mapping's too) */
+void folio_set_large_mapcount(struct folio *folio, int mapcount, struct vm_area_struct *vma);
+void folio_sub_large_mapcount(struct folio *folio, int diff, struct vm_area_struct *vma);
 #define folio_remove_rmap_pte(folio, page, vma) \
 	folio_remove_rmap_ptes(folio, page, 1, vma)
+/* fork: dst_vma (the child's) gains the mappings */
 void folio_dup_anon_rmap_ptes(struct folio *folio, struct page *page, int nr,
-			      struct vm_area_struct *src_vma);
+			      struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma);
 void folio_add_file_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			      struct vm_area_struct *vma);
 

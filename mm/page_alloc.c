@@ -185,6 +185,8 @@ static struct folio *rmqueue(unsigned int order)
 		folio->page.flags |= 1UL << PG_head;
 		folio_tail1(folio)->_large_mapcount = -1;
 		folio_tail1(folio)->_nr_pages_mapped = 0;
+		folio_tail1(folio)->_mm_id_mapcount[0] = -1;
+		folio_tail1(folio)->_mm_id_mapcount[1] = -1;
 	}
 	hw_frames_set_free(pfn, 1UL << order, false);
 	hw_count(EV_folio_alloc, 1);

@@ -14,6 +14,79 @@
 #include "mm/rmap.h"
 #include "hw/perf.h"
 
+/*
+ * include/linux/rmap.h (7.3, CONFIG_MM_ID): a large folio's mapcount and
+ * which mms hold it. Two slots, each an mm id and that mm's mappings; a
+ * third mm, or a slot's mm gaining a mapping while the other slot has
+ * some, marks the folio "maybe mapped shared" until one slot owns every
+ * mapping again. The kernel changes these under one bit spinlock, the
+ * lab's one counted mapcount atomic.
+ */
+static void folio_set_mm_id(struct folio *folio, int idx, mm_id_t id)
+{
+	struct page *t1 = folio_tail1(folio);
+
+	t1->_mm_ids &= ~(MM_ID_MASK << (idx * MM_ID_BITS));
+	t1->_mm_ids |= (unsigned long)id << (idx * MM_ID_BITS);
+}
+
+void folio_set_large_mapcount(struct folio *folio, int mapcount, struct vm_area_struct *vma)
+{
+	struct page *t1 = folio_tail1(folio);
+
+	t1->_large_mapcount = mapcount - 1;
+	t1->_mm_ids = 0;
+	t1->_mm_id_mapcount[0] = mapcount - 1;
+	t1->_mm_id_mapcount[1] = -1;
+	folio_set_mm_id(folio, 0, vma->vm_mm->mm_id);
+}
+
+static void folio_add_large_mapcount(struct folio *folio, int diff, struct vm_area_struct *vma)
+{
+	const mm_id_t mm_id = vma->vm_mm->mm_id;
+	struct page *t1 = folio_tail1(folio);
+	int new_mapcount_val = t1->_large_mapcount += diff;
+
+	if (folio_mm_id(folio, 0) == mm_id) {
+		t1->_mm_id_mapcount[0] += diff;
+	} else if (folio_mm_id(folio, 1) == mm_id) {
+		t1->_mm_id_mapcount[1] += diff;
+	} else if (folio_mm_id(folio, 0) == MM_ID_DUMMY) {
+		folio_set_mm_id(folio, 0, mm_id);
+		t1->_mm_id_mapcount[0] = diff - 1;
+		/* we might have other mappings already */
+		if (new_mapcount_val != diff - 1)
+			t1->_mm_ids |= FOLIO_MM_IDS_SHARED_BIT;
+	} else if (folio_mm_id(folio, 1) == MM_ID_DUMMY) {
+		folio_set_mm_id(folio, 1, mm_id);
+		t1->_mm_id_mapcount[1] = diff - 1;
+		/* slot 0 certainly has mappings as well */
+		t1->_mm_ids |= FOLIO_MM_IDS_SHARED_BIT;
+	}
+}
+
+void folio_sub_large_mapcount(struct folio *folio, int diff, struct vm_area_struct *vma)
+{
+	const mm_id_t mm_id = vma->vm_mm->mm_id;
+	struct page *t1 = folio_tail1(folio);
+	int new_mapcount_val = t1->_large_mapcount -= diff;
+
+	/* a slot may underflow (mappings added while no slot was free): it is freed */
+	for (int i = 0; i < 2; i++) {
+		if (folio_mm_id(folio, i) != mm_id)
+			continue;
+		t1->_mm_id_mapcount[i] -= diff;
+		if (t1->_mm_id_mapcount[i] >= 0)
+			return;
+		t1->_mm_id_mapcount[i] = -1;
+		folio_set_mm_id(folio, i, MM_ID_DUMMY);
+		break;
+	}
+	/* one slot owns every mapping (or none is left): mapped exclusively */
+	if (t1->_mm_id_mapcount[0] == new_mapcount_val || t1->_mm_id_mapcount[1] == new_mapcount_val)
+		t1->_mm_ids &= ~FOLIO_MM_IDS_SHARED_BIT;
+}
+
 void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
 			     unsigned long address)
 {
@@ -33,7 +106,7 @@ void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
 	}
 	if (folio_test_large(folio)) {
 		folio_tail1(folio)->_nr_pages_mapped = (int)nr;
-		folio_tail1(folio)->_large_mapcount = (int)nr - 1;
+		folio_set_large_mapcount(folio, (int)nr, vma);
 	}
 }
 
@@ -43,7 +116,7 @@ void folio_add_new_anon_rmap(struct folio *folio, struct vm_area_struct *vma,
  * mapcount, then _nr_pages_mapped once for the pages that became mapped.
  */
 static void __folio_add_rmap(struct folio *folio, struct page *page, int nr,
-			     bool share_anon)
+			     struct vm_area_struct *vma, bool share_anon)
 {
 	int first = 0;
 
@@ -51,7 +124,7 @@ static void __folio_add_rmap(struct folio *folio, struct page *page, int nr,
 	if (folio_test_large(folio)) {
 		hw_count(EV_mapcount_atomic, 1);
 		hw_cache_page(folio_pfn(folio) + 1);
-		folio_tail1(folio)->_large_mapcount += nr;
+		folio_add_large_mapcount(folio, nr, vma);
 	}
 	for (int i = 0; i < nr; i++, page++) {
 		hw_count(EV_mapcount_atomic, 1);
@@ -70,26 +143,24 @@ static void __folio_add_rmap(struct folio *folio, struct page *page, int nr,
 
 /* fork: the child maps the same pages; one call per batch. */
 void folio_dup_anon_rmap_ptes(struct folio *folio, struct page *page, int nr,
-			      struct vm_area_struct *src_vma)
+			      struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma)
 {
 	PERF_FUNC();
 	(void)src_vma;
-	__folio_add_rmap(folio, page, nr, true);
+	__folio_add_rmap(folio, page, nr, dst_vma, true);
 }
 
 void folio_add_file_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			      struct vm_area_struct *vma)
 {
 	PERF_FUNC();
-	(void)vma;
-	__folio_add_rmap(folio, page, nr, false);
+	__folio_add_rmap(folio, page, nr, vma, false);
 }
 
 void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 			    struct vm_area_struct *vma)
 {
 	PERF_FUNC();
-	(void)vma;
 	hw_count(EV_rmap_call, 1);
 	if (!folio_test_large(folio)) {
 		hw_count(EV_mapcount_atomic, 1);
@@ -106,7 +177,7 @@ void folio_remove_rmap_ptes(struct folio *folio, struct page *page, int nr,
 
 	hw_count(EV_mapcount_atomic, 1);
 	hw_cache_page(folio_pfn(folio) + 1);
-	folio_tail1(folio)->_large_mapcount -= nr;
+	folio_sub_large_mapcount(folio, nr, vma);
 	for (int i = 0; i < nr; i++, page++) {
 		hw_count(EV_mapcount_atomic, 1);
 		hw_cache_page(page_to_pfn(page));

@@ -77,6 +77,14 @@ struct mm_switches {
 	 */
 	bool unmap_batch;
 	/*
+	 * do_wp_page reuses a large anonymous folio only this mm maps (6.15,
+	 * MM ids: __wp_can_reuse_large_anon_folio). Off by default for now:
+	 * with it, check's sticky+race machines flag 7.2/7.3's batched
+	 * mprotect (a block folded over entries never invalidated) on
+	 * unmodified trees, which is not yet confirmed against hardware.
+	 */
+	bool wp_reuse_large;
+	/*
 	 * 6.10, "mm/rmap: do not add fully unmapped large folio to deferred
 	 * split list": only a partly mapped anon folio is queued. Off: every
 	 * PTE-level unmap of a large anon folio queues it, as 6.9 (and the

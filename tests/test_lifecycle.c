@@ -215,9 +215,80 @@ static void test_writable_where_it_must_not_be(void)
 	ptep = t_ptep(&t, 7 * PAGE_SIZE);
 	set_pte_at(t.mm, T_BASE + 7 * PAGE_SIZE, ptep, pte_mkwrite(ptep_get(ptep)));
 	mm_check_invariants(t.mm);
-	EXPECT_EQ(hw_violations.count[VIOL_PERMISSION], 1);
-	EXPECT(strstr(hw_violations.msg[0], "is mapped 2 times and writable") != NULL);
+	/* the page table's walk: not exclusive; the frames' sweep: mapped twice */
+	EXPECT_EQ(hw_violations.count[VIOL_PERMISSION], 2);
+	EXPECT(strstr(hw_violations.msg[0], "is not exclusive (PageAnonExclusive clear)") != NULL);
+	EXPECT(strstr(hw_violations.msg[1], "is mapped 2 times and writable") != NULL);
 	mmput(child);
+	t_teardown(&t);
+}
+
+/*
+ * 7.x's COW reuse of a large folio (__wp_can_reuse_large_anon_folio): after
+ * the child exits, the folio's mm ids say only the parent maps it, and a
+ * write makes that one page exclusive and writable in place; the folio's
+ * other pages stay shared-marked and read-only. While the child lives the
+ * write copies. A writable entry on a page that is not exclusive is a
+ * permission violation even with one mapping; mprotect and mremap keep
+ * the mixed folio's pages apart.
+ */
+static void test_large_folio_reused_after_fork(void)
+{
+	struct t_lab t;
+
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_RANDOM);
+	mm_sw.wp_reuse_large = true;
+	t_touch(&t, 0, SZ_2M, true);
+	struct folio *folio = pfn_folio(pte_pfn(pte_at(t.mm, 0)));
+	EXPECT(!folio_maybe_mapped_shared(folio));
+	struct mm_struct *child = dup_mm(t.mm);
+	EXPECT(folio_maybe_mapped_shared(folio));
+	/* while the child maps it: copied */
+	EXPECT_EQ(access_user(t.cpu, t.mm, T_BASE + SZ_64K + 3 * PAGE_SIZE, true), 0);
+	EXPECT(pte_pfn(pte_at(t.mm, SZ_64K + 3 * PAGE_SIZE)) !=
+	       pte_pfn(pte_at(child, SZ_64K + 3 * PAGE_SIZE)));
+	mmput(child);
+	EXPECT(!folio_maybe_mapped_shared(folio));
+	mm_check_invariants(t.mm);
+
+	/* the child gone: page 5 reused where it is */
+	u64 pfn5 = pte_pfn(pte_at(t.mm, 5 * PAGE_SIZE));
+	EXPECT_EQ(access_user(t.cpu, t.mm, T_BASE + 5 * PAGE_SIZE, true), 0);
+	EXPECT_EQ(pte_pfn(pte_at(t.mm, 5 * PAGE_SIZE)), pfn5);
+	EXPECT(pte_write(pte_at(t.mm, 5 * PAGE_SIZE)) && PageAnonExclusive(pfn_to_page(pfn5)));
+	EXPECT(!pte_write(pte_at(t.mm, 4 * PAGE_SIZE)) && !PageAnonExclusive(pfn_to_page(pfn5 - 1)));
+	EXPECT(!cont_at(t.mm, 0)); /* the write bit changed inside the block: unfolded */
+	mm_check_invariants(t.mm);
+	EXPECT_EQ(hw_violations.total, 0);
+
+	/* mprotect both ways and mremap: page 5 alone writable, nothing leaks */
+	EXPECT_EQ(do_mprotect(t.mm, T_BASE, SZ_64K, VM_READ), 0);
+	EXPECT_EQ(do_mprotect(t.mm, T_BASE, SZ_64K, VM_READ | VM_WRITE), 0);
+	EXPECT(pte_write(pte_at(t.mm, 5 * PAGE_SIZE)) && !pte_write(pte_at(t.mm, 6 * PAGE_SIZE)));
+	EXPECT_EQ(do_mremap_fixed(t.mm, T_BASE, SZ_64K, T_BASE + (1UL << 20) + SZ_64K), 0);
+	EXPECT(pte_write(pte_at(t.mm, (1UL << 20) + SZ_64K + 5 * PAGE_SIZE)));
+	EXPECT(!pte_write(pte_at(t.mm, (1UL << 20) + SZ_64K + 4 * PAGE_SIZE)));
+	mm_check_invariants(t.mm);
+	EXPECT_EQ(hw_violations.total, 0);
+
+	/* a batch that took page 5's write bit for its neighbour */
+	pte_t *ptep = pte_offset_map(pmd_walk(t.mm, T_BASE + (1UL << 20)), T_BASE + (1UL << 20) + SZ_64K + 4 * PAGE_SIZE);
+	set_pte_at(t.mm, T_BASE + (1UL << 20) + SZ_64K + 4 * PAGE_SIZE, ptep, pte_mkwrite(ptep_get(ptep)));
+	mm_check_invariants(t.mm);
+	EXPECT_EQ(hw_violations.count[VIOL_PERMISSION], 1);
+	EXPECT(strstr(hw_violations.msg[0], "is not exclusive (PageAnonExclusive clear)") != NULL);
+	mm_sw.wp_reuse_large = false;
+	t_teardown(&t);
+
+	/* without 6.15's reuse (the lab's default today): the write copies */
+	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_RANDOM);
+	t_touch(&t, 0, SZ_2M, true);
+	mmput(dup_mm(t.mm));
+	pfn5 = pte_pfn(pte_at(t.mm, 5 * PAGE_SIZE));
+	EXPECT_EQ(access_user(t.cpu, t.mm, T_BASE + 5 * PAGE_SIZE, true), 0);
+	EXPECT(pte_pfn(pte_at(t.mm, 5 * PAGE_SIZE)) != pfn5);
+	mm_check_invariants(t.mm);
+	EXPECT_EQ(hw_violations.total, 0);
 	t_teardown(&t);
 }
 
@@ -245,6 +316,7 @@ static const struct ktap_case cases[] = {
 	{ "batch_past_table_end", test_batch_past_table_end },
 	{ "writable_where_it_must_not_be", test_writable_where_it_must_not_be },
 	{ "fork_cow_exit", test_fork_cow_exit },
+	{ "large_folio_reused_after_fork", test_large_folio_reused_after_fork },
 	{ "fork_batching", test_fork_batching },
 	{ "mprotect_refolds", test_mprotect_refolds },
 	{ "madvise", test_madvise },

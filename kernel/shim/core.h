@@ -353,8 +353,20 @@ static inline size_t folio_size(const struct folio *folio)
 #define atomic_read(v) (*(v))
 static inline bool check_stable_address_space(struct mm_struct *mm) { return false; }
 
-/* 6.x's name of include/page.h's folio_maybe_mapped_shared() */
-#define folio_likely_mapped_shared(folio) folio_maybe_mapped_shared(folio)
+/*
+ * 6.x's guess before MM ids (include/linux/mm.h, 6.12): more mappings than
+ * pages, or the first page mapped twice.
+ */
+static inline bool folio_likely_mapped_shared(struct folio *folio)
+{
+	int mapcount = folio_mapcount(folio);
+
+	if (!folio_test_large(folio) || mapcount <= 1)
+		return mapcount > 1;
+	if (mapcount > folio_nr_pages(folio))
+		return true;
+	return folio->page._mapcount > 0;
+}
 
 /* include/linux/mm_inline.h: the lab's MGLRU switch is a variable; no switching */
 #define lru_gen_enabled() (lru_gen_enabled)
@@ -406,16 +418,19 @@ static inline pte_t *pte_alloc_map_lock(struct mm_struct *mm, pmd_t *pmd, unsign
 {
 	return pte_alloc_map(mm, pmd) ? pte_offset_map_lock(mm, pmd, addr, ptlp) : NULL;
 }
-/* 6.x passes (src_vma), 7.x (dst_vma, src_vma): ptelab's rmap needs neither */
+/*
+ * 6.x passes (src_vma), 7.x (dst_vma, src_vma); 6.x's file forms no VMA,
+ * 7.x's the child's. ptelab's rmap needs the child's VMA (the folio's mm
+ * ids): every caller, in both, is fork's copy with it in scope as dst_vma.
+ */
 #define folio_try_dup_anon_rmap_ptes(folio, page, nr, ...) \
-	(folio_dup_anon_rmap_ptes(folio, page, nr, NULL), 0)
+	(folio_dup_anon_rmap_ptes(folio, page, nr, dst_vma, NULL), 0)
 #define folio_try_dup_anon_rmap_pte(folio, page, ...) \
 	folio_try_dup_anon_rmap_ptes(folio, page, 1, __VA_ARGS__)
-/* 6.x has no VMA argument, 7.x the child's */
 #define folio_dup_file_rmap_ptes(folio, page, nr, ...) \
-	folio_add_file_rmap_ptes(folio, page, nr, NULL)
+	folio_add_file_rmap_ptes(folio, page, nr, dst_vma)
 #define folio_dup_file_rmap_pte(folio, page, ...) \
-	folio_add_file_rmap_ptes(folio, page, 1, NULL)
+	folio_add_file_rmap_ptes(folio, page, 1, dst_vma)
 static inline void folio_ref_sub(struct folio *folio, int nr)
 {
 	folio_ref_sub_and_test(folio, nr);

@@ -150,6 +150,7 @@ _Static_assert(sizeof(struct madvise_walk_private) == sizeof(lab_madvise_walk_pr
 
 __attribute__((visibility("default"))) const struct mm_core_ops ptelab_core_ops = {
 	.kernel = PTELAB_KRELEASE,
+	.kver = PTELAB_KVER,
 	.zap_pte_range = ptelab_entry_zap_pte_range,
 	.folio_referenced_one = folio_referenced_one,
 	.mlock_pte_range = mlock_pte_range,
