@@ -15,10 +15,39 @@
 #define MAX_GATHER_BATCH_COUNT (10000UL / MAX_GATHER_BATCH)
 #define MMU_GATHER_BUNDLE 8
 
-/* An encoded page: a struct page pointer, or a page count after one. */
+/*
+ * An encoded page (include/linux/mm_types.h): a struct page pointer with
+ * flags in its low bits, or, after one with NR_PAGES_NEXT, a page count.
+ */
 struct encoded_page;
 #define ENCODED_PAGE_BIT_DELAY_RMAP 1UL
 #define ENCODED_PAGE_BIT_NR_PAGES_NEXT 2UL
+#define ENCODED_PAGE_BITS 3UL
+
+static inline struct encoded_page *encode_page(struct page *page, unsigned long flags)
+{
+	return (struct encoded_page *)((uintptr_t)page | flags);
+}
+
+static inline unsigned long encoded_page_flags(struct encoded_page *page)
+{
+	return (uintptr_t)page & ENCODED_PAGE_BITS;
+}
+
+static inline struct page *encoded_page_ptr(struct encoded_page *page)
+{
+	return (struct page *)((uintptr_t)page & ~ENCODED_PAGE_BITS);
+}
+
+static inline struct encoded_page *encode_nr_pages(unsigned long nr)
+{
+	return (struct encoded_page *)(nr << 2);
+}
+
+static inline unsigned long encoded_nr_pages(struct encoded_page *page)
+{
+	return (uintptr_t)page >> 2;
+}
 
 struct mmu_gather_batch {
 	struct mmu_gather_batch *next;

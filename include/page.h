@@ -264,7 +264,8 @@ static inline mm_id_t folio_mm_id(const struct folio *folio, int idx)
 /*
  * include/linux/mm.h (7.x; 6.x folio_likely_mapped_shared): whether the
  * folio may be mapped by more than one process: for a large folio, the
- * kernel's answer from its mm ids (exact but after a third mm mapped it).
+ * kernel's answer from its mm ids (it may still say shared after a third
+ * mm mapped it and left, until one slot owns every mapping again).
  */
 static inline bool folio_maybe_mapped_shared(const struct folio *folio)
 {

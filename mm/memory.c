@@ -161,7 +161,7 @@ static vm_fault_t do_wp_page(struct vm_fault *vmf)
 		SetPageAnonExclusive(page); /* the other side went away */
 	/* 6.15 (MM ids) reuses large folios; a tree's older core-mm never sees one reused */
 	if (mm_sw.wp_reuse_large && !PageAnonExclusive(page) && folio_test_anon(folio) &&
-	    folio_test_large(folio) && (!mm_core || mm_core->kver >= 0x060f00) &&
+	    folio_test_large(folio) && (!mm_core || mm_core->kver >= (6 << 16) + (15 << 8)) &&
 	    wp_can_reuse_large_anon_folio(folio, vma))
 		SetPageAnonExclusive(page);
 	if (PageAnonExclusive(page)) {

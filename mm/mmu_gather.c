@@ -12,16 +12,6 @@
 #include "mm/mm.h"
 #include "hw/perf.h"
 
-static inline struct encoded_page *encode_page(struct page *page, unsigned long flags)
-{
-	return (struct encoded_page *)((uintptr_t)page | flags);
-}
-
-static inline struct encoded_page *encode_nr_pages(unsigned long nr)
-{
-	return (struct encoded_page *)(nr << 2);
-}
-
 static void __tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm,
 			     bool fullmm)
 {
@@ -135,14 +125,14 @@ static void tlb_flush_rmap_batch(struct mmu_gather_batch *batch, struct vm_area_
 	struct encoded_page **pages = batch->encoded_pages;
 
 	for (unsigned int i = 0; i < batch->nr; i++) {
-		uintptr_t v = (uintptr_t)pages[i];
+		unsigned long flags = encoded_page_flags(pages[i]);
 
-		if (v & ENCODED_PAGE_BIT_DELAY_RMAP) {
-			struct page *page = (struct page *)(v & ~(uintptr_t)3);
-			unsigned int nr_pages = 1;
+		if (flags & ENCODED_PAGE_BIT_DELAY_RMAP) {
+			struct page *page = encoded_page_ptr(pages[i]);
+			unsigned long nr_pages = 1;
 
-			if (v & ENCODED_PAGE_BIT_NR_PAGES_NEXT)
-				nr_pages = (unsigned int)((uintptr_t)pages[++i] >> 2);
+			if (flags & ENCODED_PAGE_BIT_NR_PAGES_NEXT)
+				nr_pages = encoded_nr_pages(pages[++i]);
 			folio_remove_rmap_ptes(page_folio(page), page, (int)nr_pages, vma);
 		}
 	}
@@ -175,12 +165,11 @@ void tlb_flush_rmaps(struct mmu_gather *tlb, struct vm_area_struct *vma)
 static void tlb_batch_discard_anon(struct mmu_gather_batch *batch)
 {
 	for (unsigned int i = 0; i < batch->nr; i++) {
-		uintptr_t v = (uintptr_t)batch->encoded_pages[i];
-		struct page *page = (struct page *)(v & ~(uintptr_t)3);
+		struct page *page = encoded_page_ptr(batch->encoded_pages[i]);
 		unsigned long nr = 1;
 
-		if (v & ENCODED_PAGE_BIT_NR_PAGES_NEXT)
-			nr = (uintptr_t)batch->encoded_pages[++i] >> 2;
+		if (encoded_page_flags(batch->encoded_pages[i]) & ENCODED_PAGE_BIT_NR_PAGES_NEXT)
+			nr = encoded_nr_pages(batch->encoded_pages[++i]);
 		if (!folio_test_anon(page_folio(page)))
 			continue;
 		for (unsigned long j = 0; j < nr; j++)

@@ -153,12 +153,11 @@ void free_pages_and_swap_cache(struct encoded_page **pages, int nr)
 	struct folio_batch fbatch = { .nr = 0 };
 
 	for (int i = 0; i < nr; i++) {
-		uintptr_t v = (uintptr_t)pages[i];
-		struct page *page = (struct page *)(v & ~(uintptr_t)3);
+		struct page *page = encoded_page_ptr(pages[i]);
 		int refs = 1;
 
-		if (v & ENCODED_PAGE_BIT_NR_PAGES_NEXT)
-			refs = (int)((uintptr_t)pages[++i] >> 2);
+		if (encoded_page_flags(pages[i]) & ENCODED_PAGE_BIT_NR_PAGES_NEXT)
+			refs = (int)encoded_nr_pages(pages[++i]);
 		fbatch.folios[fbatch.nr] = page_folio(page);
 		fbatch.refs[fbatch.nr++] = refs;
 		if (fbatch.nr == PAGEVEC_SIZE)
