@@ -2,6 +2,7 @@
 /* fork + COW + exit, mprotect, madvise, mlock: counts, dirty state, blocks. */
 #include "hw/phys.h"
 #include "mm/lru.h"
+#include "mm/reclaim.h"
 #include "mm/switches.h"
 #include "tests/ktap.h"
 #include "tests/lab_test.h"
@@ -292,6 +293,32 @@ static void test_large_folio_reused_after_fork(void)
 	t_teardown(&t);
 }
 
+/*
+ * Data the user unmapped is nobody's: MADV_FREE, a store to one page,
+ * munmap of that page, then reclaim discards the rest of the lazyfree
+ * folio. No lost write (check's sequence 38, 16K, found it flagged).
+ */
+static void test_unmapped_data_may_be_discarded(void)
+{
+	struct t_lab t;
+	struct reclaim_stat rs = { 0 };
+
+	t_setup(&t, "arm64", SZ_2M, (16UL << 10), HW_POLICY_ACCESSED);
+	t_touch(&t, 0, (16UL << 10), false);
+	EXPECT_EQ(do_madvise(t.mm, T_BASE, (16UL << 10), MADV_FREE), 0);
+	EXPECT_EQ(access_user(t.cpu, t.mm, T_BASE + 3 * PAGE_SIZE, true), 0);
+	u64 pfn3 = pte_pfn(pte_at(t.mm, 3 * PAGE_SIZE));
+	EXPECT(hw_frame_written(pfn3));
+	EXPECT_EQ(do_munmap(t.mm, T_BASE + 3 * PAGE_SIZE, PAGE_SIZE), 0);
+	EXPECT(!hw_frame_written(pfn3));
+	u64 lazyfreed = vm_lazyfreed_pages();
+	memory_reclaim(SZ_2M, &rs);
+	EXPECT_EQ(vm_lazyfreed_pages() - lazyfreed, 4);
+	mm_check_invariants(t.mm);
+	EXPECT_EQ(hw_violations.total, 0);
+	t_teardown(&t);
+}
+
 /* A batched op's nr entries stay in the one PTE table the caller mapped. */
 static void test_batch_past_table_end(void)
 {
@@ -320,6 +347,7 @@ static const struct ktap_case cases[] = {
 	{ "fork_batching", test_fork_batching },
 	{ "mprotect_refolds", test_mprotect_refolds },
 	{ "madvise", test_madvise },
+	{ "unmapped_data_may_be_discarded", test_unmapped_data_may_be_discarded },
 	{ "mlock_lru", test_mlock_lru },
 };
 
