@@ -69,6 +69,13 @@ extern const struct arch_ops *arch;
 const struct arch_ops *arch_by_name(const char *name);
 /* The run's arch: a's ops, with the PTE API pte (NULL: a's own). */
 void arch_select(const struct arch_ops *a, const struct pte_api *pte);
+/*
+ * A set_ptes() of nr entries from addr (first frame pfn) over entries
+ * cleared without invalidation is about to fold its whole aligned blocks:
+ * what TLBs hold for them is marked (hw_mark_known_fold).
+ */
+struct mm_struct;
+void arch_mark_fold_without_bbm(struct mm_struct *mm, unsigned long addr, u64 pfn, unsigned int nr);
 
 /* arm64: the backend whose public PTE API the arch ops call (arch/arm64/api.h). */
 struct arm64_backend;

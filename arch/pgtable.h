@@ -175,6 +175,13 @@ static inline void modify_prot_commit_ptes(struct vm_area_struct *vma, unsigned 
 					   pte_t *ptep, pte_t old_pte, pte_t pte, unsigned int nr)
 {
 	(void)old_pte;
+	/*
+	 * the run was cleared without invalidation: contpte_set_ptes() folds
+	 * its whole aligned blocks with no break-before-make, a known
+	 * finding (hw/invariants.c) whose TLB conflicts are told apart
+	 */
+	if (nr > 1 && arch->fmt->cont_ptes && pte_present(pte))
+		arch_mark_fold_without_bbm(vma->vm_mm, addr, pte_pfn(pte), nr);
 	set_ptes(vma->vm_mm, addr, ptep, pte, nr);
 }
 

@@ -78,6 +78,8 @@ struct unit_result {
 	char msg[768];
 	u64 calls[NR_PTE_OPS][2];
 	u64 counts[NR_VIOL_KINDS];
+	u64 known[NR_KNOWN_FINDINGS];
+	char known_msg[160];
 	char err[512];
 };
 
@@ -92,6 +94,8 @@ struct row {
 	char kind[24];
 	char msg[768];
 	u64 counts[NR_VIOL_KINDS];
+	u64 known[NR_KNOWN_FINDINGS];
+	char known_msg[160];
 	char trace[6144];
 };
 
@@ -179,6 +183,8 @@ static void run_unit(const struct run_spec *specs, int nr, u64 seqs, u64 u, stru
 		ur->ops = (u64)extra(o, "operations");
 		ur->viol_total = o->viol.total;
 		memcpy(ur->counts, o->viol.count, sizeof(ur->counts));
+		memcpy(ur->known, o->viol.known, sizeof(ur->known));
+		snprintf(ur->known_msg, sizeof(ur->known_msg), "%s", o->viol.known_msg);
 		ur->failing = o->finding.present ? -1 : extra(o, "first_failing_sequence");
 		ur->finding = o->finding.present;
 		if (o->finding.present) {
@@ -267,6 +273,10 @@ static void row_add(struct row *r, const struct unit_result *ur)
 	r->viol_total += ur->viol_total;
 	for (int k = 0; k < NR_VIOL_KINDS; k++)
 		r->counts[k] += ur->counts[k];
+	for (int k = 0; k < NR_KNOWN_FINDINGS; k++)
+		r->known[k] += ur->known[k];
+	if (ur->known_msg[0] && !r->known_msg[0])
+		snprintf(r->known_msg, sizeof(r->known_msg), "%s", ur->known_msg);
 	if (ur->ok)
 		return;
 	/* keep the earliest failure: the same one whatever the jobs and shards */
@@ -632,6 +642,11 @@ int cmd_check(int argc, char **argv)
 				if (r->counts[k])
 					printf("%s\"%s\": %llu", n++ ? ", " : "", hw_violation_names[k],
 					       (unsigned long long)r->counts[k]);
+			printf("}, \"known\": {");
+			for (int k = 0, n = 0; k < NR_KNOWN_FINDINGS; k++)
+				if (r->known[k])
+					printf("%s\"%s\": %llu", n++ ? ", " : "", hw_known_findings[k].id,
+					       (unsigned long long)r->known[k]);
 			printf("}, \"finding\": %s, \"reproducer\": ", r->finding ? "true" : "false");
 			if (r->failed)
 				json_string(stdout, repro);
@@ -654,7 +669,13 @@ int cmd_check(int argc, char **argv)
 		else
 			snprintf(count, sizeof(count), "%llu", (unsigned long long)r->viol_total);
 		printf("%-24.24s %-12s %-12s %7lluK %10s %s\n", s->p.impl, machines[machine_of[i]].name,
-		       policies[s->p.policy], (unsigned long long)(s->p.folio_size >> 10), count, r->msg);
+		       policies[s->p.policy], (unsigned long long)(s->p.folio_size >> 10), count,
+		       r->msg[0] || !r->known_msg[0] ? r->msg : "");
+		for (int k = 0; k < NR_KNOWN_FINDINGS; k++)
+			if (r->known[k])
+				printf("%-24s known kernel finding %s: %llu (%s)\n", "", hw_known_findings[k].id,
+				       (unsigned long long)r->known[k],
+				       strchr(r->known_msg, ' ') ? strchr(r->known_msg, ' ') + 1 : r->known_msg);
 		if (r->failed) {
 			printf("%-24s reproduce: %s\n", "", repro);
 			if (r->trace[0]) {
@@ -718,6 +739,14 @@ int cmd_check(int argc, char **argv)
 	const char *verdict = bad ? "violated" : incomplete ? "incomplete" : "clean";
 	double per_core = cpu_s > 0 ? (double)ops / cpu_s : 0;
 
+	/* known kernel findings (hw/invariants.h): reported, not violations */
+	u64 known[NR_KNOWN_FINDINGS] = { 0 }, known_rows[NR_KNOWN_FINDINGS] = { 0 };
+
+	for (int i = 0; i < nr_specs; i++)
+		for (int k = 0; k < NR_KNOWN_FINDINGS; k++) {
+			known[k] += rows[i].known[k];
+			known_rows[k] += rows[i].known[k] > 0;
+		}
 	if (json) {
 		printf("{\"summary\": {\"ops\": %llu, \"sequences\": %llu, \"units\": %llu, "
 		       "\"seconds\": %.3f, \"cpu_seconds\": %.3f, \"jobs\": %ld, "
@@ -750,7 +779,17 @@ int cmd_check(int argc, char **argv)
 				printf("null");
 			printf("}");
 		}
-		printf("], \"all_called\": %s, \"configurations_not_run\": %d, \"verdict\": \"%s\", "
+		printf("], \"known_findings\": {");
+		for (int k = 0, n = 0; k < NR_KNOWN_FINDINGS; k++) {
+			if (!known[k])
+				continue;
+			printf("%s\"%s\": {\"occurrences\": %llu, \"configurations\": %llu, \"what\": ",
+			       n++ ? ", " : "", hw_known_findings[k].id, (unsigned long long)known[k],
+			       (unsigned long long)known_rows[k]);
+			json_string(stdout, hw_known_findings[k].what);
+			printf("}");
+		}
+		printf("}, \"all_called\": %s, \"configurations_not_run\": %d, \"verdict\": \"%s\", "
 		       "\"ok\": %s}}\n", all_called ? "true" : "false", not_run, verdict,
 		       bad || incomplete ? "false" : "true");
 	} else {
@@ -758,6 +797,12 @@ int cmd_check(int argc, char **argv)
 		       (unsigned long long)nseqs, explore ? "scenarios" : "sequences",
 		       (unsigned long long)ops, explore ? "runs" : "operations", wall, jobs, per_core,
 		       explore ? "runs" : "operations");
+		for (int k = 0; k < NR_KNOWN_FINDINGS; k++)
+			if (known[k])
+				printf("known kernel finding %s, %llu times in %llu configurations (not a "
+				       "violation of the code under test): %s\n", hw_known_findings[k].id,
+				       (unsigned long long)known[k], (unsigned long long)known_rows[k],
+				       hw_known_findings[k].what);
 		if (bad)
 			printf("invariants VIOLATED\n");
 		if (not_run)

@@ -783,6 +783,11 @@ void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o)
 		if (o->viol.count[i])
 			fprintf(f, "%s\"%s\": %llu", n++ ? ", " : "", hw_violation_names[i],
 				(unsigned long long)o->viol.count[i]);
+	fprintf(f, "}, \"known\": {");
+	for (int i = 0, n = 0; i < NR_KNOWN_FINDINGS; i++)
+		if (o->viol.known[i])
+			fprintf(f, "%s\"%s\": %llu", n++ ? ", " : "", hw_known_findings[i].id,
+				(unsigned long long)o->viol.known[i]);
 	fprintf(f, "}, \"violations\": [");
 	for (int i = 0; i < o->viol.kept; i++) {
 		fprintf(f, "%s", i ? ", " : "");
@@ -873,6 +878,11 @@ void print_run_table(FILE *f, const struct run_spec *s, const struct run_out *o)
 		fprintf(f, "  %s\n", o->viol.msg[i]);
 	if (o->viol.total > (u64)o->viol.kept)
 		fprintf(f, "  ... %llu in all\n", (unsigned long long)o->viol.total);
+	for (int k = 0; k < NR_KNOWN_FINDINGS; k++)
+		if (o->viol.known[k])
+			fprintf(f, "known kernel finding %s, %llu times (not a violation): %s\n",
+				hw_known_findings[k].id, (unsigned long long)o->viol.known[k],
+				hw_known_findings[k].what);
 }
 
 /* One column's cell: "-" where the run ended in a finding. */

@@ -27,11 +27,33 @@ enum hw_violation_kind {
 	NR_VIOL_KINDS
 };
 
+/*
+ * Known kernel findings: hazards of unmodified kernels the lab has
+ * traced to their mechanism (hw/invariants.c says each one's where and
+ * why). An occurrence is attributed to one only where the hardware model
+ * can tell it was that mechanism (a TLB entry marked when the hazard was
+ * created); it is reported, beside the violations, and is not one: a
+ * patch is judged on what else it breaks.
+ */
+enum hw_known_finding {
+	KNOWN_MPROTECT_FOLD_NO_BBM,
+	NR_KNOWN_FINDINGS
+};
+
+struct hw_known_info {
+	const char *id;
+	const char *what;
+};
+
+extern const struct hw_known_info hw_known_findings[NR_KNOWN_FINDINGS];
+
 struct hw_violations {
 	u64 count[NR_VIOL_KINDS];
 	u64 total;
 	int kept;
 	char msg[HW_VIOLATIONS_KEPT][160];
+	u64 known[NR_KNOWN_FINDINGS];
+	char known_msg[160]; /* the first occurrence of a known finding */
 };
 
 extern struct hw_violations hw_violations;
@@ -40,5 +62,6 @@ extern const char *const hw_violation_names[NR_VIOL_KINDS];
 void hw_violation(enum hw_violation_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void hw_violations_reset(void);
+void hw_known(enum hw_known_finding f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

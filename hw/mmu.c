@@ -253,6 +253,10 @@ static void check_conflict(struct hw_cpu *cpu, u64 va, u8 shift, u64 pfn)
 				hw_violation(VIOL_TLB_CONFLICT,
 					     "%s va %#llx: %u-bit and %u-bit entries translate differently",
 					     hw_agent_name(cpu), (unsigned long long)a, e->shift, shift);
+			} else if (!hw_machine.cfg.bbml2 && (e->flags & TLBE_KNOWN_FOLD)) {
+				hw_known(KNOWN_MPROTECT_FOLD_NO_BBM,
+					 "%s va %#llx: overlapping %u-bit and %u-bit entries without BBML2",
+					 hw_agent_name(cpu), (unsigned long long)a, e->shift, shift);
 			} else if (!hw_machine.cfg.bbml2) {
 				hw_violation(VIOL_TLB_CONFLICT,
 					     "%s va %#llx: overlapping %u-bit and %u-bit entries without BBML2 "
@@ -266,6 +270,17 @@ static void check_conflict(struct hw_cpu *cpu, u64 va, u8 shift, u64 pfn)
 			break;
 		}
 	}
+}
+
+void hw_mark_known_fold(u16 asid, u64 va, u64 len)
+{
+	for (int a = 0; a < hw_machine.nr_agents; a++)
+		for (u64 p = va; p < va + len; p += PAGE_SIZE) {
+			struct tlb_entry *e = hw_tlb_peek(&hw_machine.cpu[a].tlb, asid, p);
+
+			if (e && e->shift == PAGE_SHIFT)
+				e->flags |= TLBE_KNOWN_FOLD;
+		}
 }
 
 /*

@@ -117,5 +117,12 @@ bool hw_cont_gathered(struct hw_gather_cache *c, const u64 *ptep, bool dirty);
 
 /* Sweep every TLB against the page tables: stale entries are violations. */
 void hw_check_tlbs(void);
+/*
+ * [va, va + len) is about to be folded into a contiguous entry with no
+ * invalidation of what TLBs hold for its pages (KNOWN_MPROTECT_FOLD_NO_BBM):
+ * the single-page entries of asid there are marked, and a conflict with
+ * one of them is that known finding.
+ */
+void hw_mark_known_fold(u16 asid, u64 va, u64 len);
 
 #endif

@@ -12,6 +12,8 @@
 #define TLBE_VALID 0x1
 #define TLBE_W 0x2   /* writes need no descriptor update (cached dirty) */
 #define TLBE_DBM 0x4 /* writes allowed after a hardware dirty update */
+/* outlived a fold that skipped break-before-make (KNOWN_MPROTECT_FOLD_NO_BBM) */
+#define TLBE_KNOWN_FOLD 0x8
 
 struct tlb_entry {
 	u64 va;    /* base, aligned to 1 << shift */

@@ -66,7 +66,7 @@ def test_json_contract(ptelab):
                 "modelled_ns", "host_ns", "invariants"):
         assert key in j
     assert j["workload"] == "munmap" and j["arch"] == "arm64" and j["impl"] == "ref"
-    assert j["invariants"] == {"ok": True, "counts": {}, "violations": []}
+    assert j["invariants"] == {"ok": True, "counts": {}, "known": {}, "violations": []}
     for name in ("pte_read", "pte_write", "pte_atomic", "tlbi_page", "tlbi_range",
                  "tlbi_asid", "dsb", "tlb_hit", "tlb_miss", "ptw", "fold", "unfold",
                  "folio_ref_atomic", "mapcount_atomic", "rmap_call", "lock_acquire",
