@@ -54,7 +54,7 @@ void lab_switches_reset(void)
 	mm_sw.lru_gen_aging_6_1 = false;
 	mm_sw.lru_gen_stop_at_high_wmark = true;
 	mm_sw.zap_clear_ptes_v3 = false;
-	mm_sw.wp_reuse_large = false;
+	mm_sw.wp_reuse_large = true;
 }
 
 int lab_nr_switches(void)

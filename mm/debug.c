@@ -64,6 +64,35 @@ static inline bool dirty_test(const struct map_counts *mc, u64 pfn)
  * taking one entry's write bit for a folio of exclusive and shared pages
  * makes even where no other process maps the page today.
  */
+static void check_writable(struct mm_struct *mm, struct vm_area_struct **vma, unsigned long va,
+			   u64 pfn, int *reported)
+{
+	if (!*vma || va < (*vma)->vm_start || va >= (*vma)->vm_end)
+		*vma = find_vma(mm, va);
+	if (*vma && va >= (*vma)->vm_start && !((*vma)->vm_flags & VM_WRITE) && (*reported)++ < 4)
+		hw_violation(VIOL_PERMISSION, "va %#lx (asid %u) is writable in a VMA "
+			     "without VM_WRITE (%#lx-%#lx)", va, mm->context.asid,
+			     (*vma)->vm_start, (*vma)->vm_end);
+	if (pfn < max_pfn && folio_test_anon(pfn_folio(pfn)) &&
+	    !PageAnonExclusive(pfn_to_page(pfn)) && (*reported)++ < 4)
+		hw_violation(VIOL_PERMISSION, "va %#lx (asid %u) is writable but anonymous "
+			     "pfn %#llx is not exclusive (PageAnonExclusive clear): it may "
+			     "be shared", va, mm->context.asid, (unsigned long long)pfn);
+}
+
+void mm_check_writable(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	struct vm_area_struct *vma = NULL;
+	int reported = 0;
+
+	for (unsigned long va = start; va < end; va += PAGE_SIZE) {
+		pte_t *ptep = pte_lookup(mm, va);
+
+		if (ptep && pte_present(*ptep) && pte_write(*ptep))
+			check_writable(mm, &vma, va, pte_pfn(*ptep), &reported);
+	}
+}
+
 static u64 count_ptes(pte_t *pte, struct map_counts *mc, struct mm_struct *mm, unsigned long va,
 		      bool check)
 {
@@ -84,20 +113,10 @@ static u64 count_ptes(pte_t *pte, struct map_counts *mc, struct mm_struct *mm, u
 		}
 		present++;
 		if (pte_write(entry)) {
-			if (!vma || va < vma->vm_start || va >= vma->vm_end)
-				vma = find_vma(mm, va);
-			if (check && vma && va >= vma->vm_start && !(vma->vm_flags & VM_WRITE) &&
-			    mc->reported++ < 4)
-				hw_violation(VIOL_PERMISSION, "va %#lx (asid %u) is writable in a VMA "
-					     "without VM_WRITE (%#lx-%#lx)", va, mm->context.asid,
-					     vma->vm_start, vma->vm_end);
+			if (check)
+				check_writable(mm, &vma, va, pfn, &mc->reported);
 			if (pfn < max_pfn)
 				mc->writable[pfn / 8] |= (u8)(1U << (pfn % 8));
-			if (check && pfn < max_pfn && folio_test_anon(pfn_folio(pfn)) &&
-			    !PageAnonExclusive(pfn_to_page(pfn)) && mc->reported++ < 4)
-				hw_violation(VIOL_PERMISSION, "va %#lx (asid %u) is writable but anonymous "
-					     "pfn %#llx is not exclusive (PageAnonExclusive clear): it may "
-					     "be shared", va, mm->context.asid, (unsigned long long)pfn);
 		}
 		if (pfn >= max_pfn)
 			continue;

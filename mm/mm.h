@@ -183,6 +183,8 @@ void free_pages_and_swap_cache(struct encoded_page **pages, int nr);
  * kept for call sites that think of one) */
 extern struct mm_struct *mm_list;
 void mm_check_invariants(struct mm_struct *mm);
+/* The writable entries of [start, end) only (both rules of mm_check_invariants' walk). */
+void mm_check_writable(struct mm_struct *mm, unsigned long start, unsigned long end);
 void mm_check_all_freed(void);
 /* Pages mapped by present entries, walked from the page tables (no events). */
 u64 mm_count_present_pages(const struct mm_struct *mm);

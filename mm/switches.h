@@ -78,10 +78,10 @@ struct mm_switches {
 	bool unmap_batch;
 	/*
 	 * do_wp_page reuses a large anonymous folio only this mm maps (6.15,
-	 * MM ids: __wp_can_reuse_large_anon_folio). Off by default for now:
-	 * with it, check's sticky+race machines flag 7.2/7.3's batched
-	 * mprotect (a block folded over entries never invalidated) on
-	 * unmodified trees, which is not yet confirmed against hardware.
+	 * MM ids: __wp_can_reuse_large_anon_folio), as every 7.x kernel
+	 * does; a core older than 6.15 never does it. The mixed folios it
+	 * makes (one page exclusive and writable, the rest shared) are what
+	 * the 2025-26 permission-upgrading batch bugs needed.
 	 */
 	bool wp_reuse_large;
 	/*

@@ -238,7 +238,7 @@ static void test_large_folio_reused_after_fork(void)
 	struct t_lab t;
 
 	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_RANDOM);
-	mm_sw.wp_reuse_large = true;
+	EXPECT(mm_sw.wp_reuse_large); /* 7.x's default */
 	t_touch(&t, 0, SZ_2M, true);
 	struct folio *folio = pfn_folio(pte_pfn(pte_at(t.mm, 0)));
 	EXPECT(!folio_maybe_mapped_shared(folio));
@@ -281,8 +281,9 @@ static void test_large_folio_reused_after_fork(void)
 	mm_sw.wp_reuse_large = false;
 	t_teardown(&t);
 
-	/* without 6.15's reuse (the lab's default today): the write copies */
+	/* without 6.15's reuse (6.12's core): the write copies */
 	t_setup(&t, "arm64", SZ_2M, SZ_64K, HW_POLICY_RANDOM);
+	mm_sw.wp_reuse_large = false;
 	t_touch(&t, 0, SZ_2M, true);
 	mmput(dup_mm(t.mm));
 	pfn5 = pte_pfn(pte_at(t.mm, 5 * PAGE_SIZE));

@@ -103,18 +103,61 @@ static int folio_run(struct fuzz *t, u64 page, u64 *first)
 	if (!ptep || !pte_present(ptep_get(ptep)))
 		return 0;
 	struct folio *folio = pfn_folio(pte_pfn(ptep_get(ptep)));
-	u64 nr = (u64)folio_nr_pages(folio);
-	*first = page - (pte_pfn(ptep_get(ptep)) - folio_pfn(folio));
+	u64 nr = (u64)folio_nr_pages(folio), pfn0 = folio_pfn(folio);
+	u64 table = ALIGN_DOWN(page, PTRS_PER_PTE);
+
+	*first = page - (pte_pfn(ptep_get(ptep)) - pfn0);
 	if (*first + nr > P_PAGES)
 		return 0;
+	/* a folio mremapped across two PTE tables is two runs: callers batch within one table */
+	if (*first < table) {
+		nr -= table - *first;
+		pfn0 += table - *first;
+		*first = table;
+	}
+	nr = min(nr, table + PTRS_PER_PTE - *first);
 	for (u64 i = 0; i < nr; i++) {
 		pte_t *p = ptep_of(t, *first + i);
 
-		if (!p || !pte_present(ptep_get(p)) || pte_pfn(ptep_get(p)) != folio_pfn(folio) + i)
+		if (!p || !pte_present(ptep_get(p)) || pte_pfn(ptep_get(p)) != pfn0 + i)
 			return 0;
 	}
 	return (int)nr;
 }
+
+/* mprotect read-only, a store that must fault, read-write again */
+static void fuzz_mprotect(struct fuzz *t, unsigned long a, unsigned long len)
+{
+	do_mprotect(t->mm, a, len, VM_READ);
+	if (access_user(t->cpu, t->mm, a, true) == 0)
+		hw_violation(VIOL_OTHER, "store to %#lx succeeded after mprotect(PROT_READ)", a);
+	do_mprotect(t->mm, a, len, VM_READ | VM_WRITE);
+	/* a batch must not make writable what may be shared (checked now: later ops may hide it) */
+	mm_check_writable(t->mm, a, a + len);
+}
+
+/* mremap n pages at page to page `to`; the hole it leaves is mapped again */
+static void fuzz_mremap(struct fuzz *t, u64 page, u64 n, u64 to, int order)
+{
+	unsigned long a = T_BASE + page * PAGE_SIZE, len = n * PAGE_SIZE;
+
+	if (to + n > P_PAGES || do_mremap_fixed(t->mm, a, len, T_BASE + to * PAGE_SIZE))
+		return;
+	for (u64 i = 0; i < n; i++) {
+		/* a moved batch carries its folio's dirty to every entry */
+		written[to + i] = written[page + i];
+		cleaned[to + i] = false;
+		raced[to + i] = raced[page + i];
+		written[page + i] = cleaned[page + i] = raced[page + i] = false;
+	}
+	mm_check_writable(t->mm, T_BASE + to * PAGE_SIZE, T_BASE + to * PAGE_SIZE + len);
+	(void)mmap_anon(t->mm, a, len, VM_READ | VM_WRITE, order, false);
+}
+
+static const char *const fork_follow_names[] = {
+	"", "; mprotect its folio read-only and back", "; MADV_FREE its folio, a store, MADV_PAGEOUT",
+	"; stores to its first block, mprotect its folio read-only and back, mremap it",
+};
 
 /* While the minimiser prints a trace: what the operation did, in words. */
 static char *fuzz_desc;
@@ -303,11 +346,22 @@ static void fuzz_op_run(struct fuzz *t_, const struct fuzz_op *op, int order,
 			n = P_PAGES - page;
 		len = n * PAGE_SIZE;
 		if (k < 103) {
-			struct mm_struct *child = dup_mm(t.mm);
+			u64 follow = rnd(4), fn = (u64)folio_run(&t, page, &first);
+			struct mm_struct *child;
 			struct hw_cpu *c1 = &hw_machine.cpu[1];
 
-			DESC("fork; the child stores to 8 pages on cpu1, exits; the parent stores to va %#llx",
-			     VA(page));
+			/*
+			 * with a follow-up, the parent stores to its folio's first
+			 * page: a batch that starts there finds one writable,
+			 * exclusive entry and read-only shared neighbours
+			 */
+			if (fn > 1)
+				page = first;
+			else
+				follow = 0;
+			child = dup_mm(t.mm);
+			DESC("fork; the child stores to 8 pages on cpu1, exits; the parent stores to va %#llx%s",
+			     VA(page), fork_follow_names[follow]);
 			/* the child runs on cpu1: its faults are handled there */
 			switch_mm(c1, child);
 			hw_run_on_cpu(c1->id);
@@ -324,13 +378,36 @@ static void fuzz_op_run(struct fuzz *t_, const struct fuzz_op *op, int order,
 			hw_run_on_cpu(t.cpu->id);
 			if (access_user(t.cpu, t.mm, T_BASE + page * PAGE_SIZE, true) == 0)
 				fuzz_store(t.cpu, T_BASE + page * PAGE_SIZE);
+			a = T_BASE + page * PAGE_SIZE;
+			len = fn * PAGE_SIZE;
+			if (follow == 1) {
+				fuzz_mprotect(&t, a, len);
+			} else if (follow == 2) {
+				/* the lazyfree folio written again: reclaim must put its entries back as they were */
+				do_madvise(t.mm, a, len, MADV_FREE);
+				for (u64 i = ALIGN_DOWN(page, 512); i < min(P_PAGES, ALIGN(page + fn, 512)); i++)
+					written[i] = cleaned[i] = false;
+				if (access_user(t.cpu, t.mm, a, true) == 0)
+					fuzz_store(t.cpu, a);
+				do_madvise(t.mm, a, len, MADV_PAGEOUT);
+				mm_check_writable(t.mm, a, a + len);
+			} else if (follow == 3) {
+				/*
+				 * the whole first block reused page by page, then
+				 * refolded writable by mprotect: mremap's batch may
+				 * start at a contiguous hint and run on into the
+				 * folio's read-only, shared pages
+				 */
+				for (u64 i = 1; i < min(fn, (u64)arch_cont_ptes()); i++)
+					if (access_user(t.cpu, t.mm, a + i * PAGE_SIZE, true) == 0)
+						fuzz_store(t.cpu, a + i * PAGE_SIZE);
+				fuzz_mprotect(&t, a, len);
+				fuzz_mremap(&t, page, fn, page + fn + 1 + rnd(64), order);
+			}
 		} else if (k < 106) {
 			DESC("mprotect va %#lx pages %llu read-only, a store, read-write again", a,
 			     (unsigned long long)n);
-			do_mprotect(t.mm, a, len, VM_READ);
-			if (access_user(t.cpu, t.mm, a, true) == 0)
-				hw_violation(VIOL_OTHER, "store to %#lx succeeded after mprotect(PROT_READ)", a);
-			do_mprotect(t.mm, a, len, VM_READ | VM_WRITE);
+			fuzz_mprotect(&t, a, len);
 		} else if (k < 108) {
 			DESC("madvise va %#lx pages %llu MADV_DONTNEED", a, (unsigned long long)n);
 			do_madvise(t.mm, a, len, MADV_DONTNEED);
@@ -359,16 +436,7 @@ static void fuzz_op_run(struct fuzz *t_, const struct fuzz_op *op, int order,
 
 			DESC("mremap va %#lx pages %llu to va %#llx; mmap the old range again", a,
 			     (unsigned long long)n, VA(to));
-			if (to + n <= P_PAGES && !do_mremap_fixed(t.mm, a, len, T_BASE + to * PAGE_SIZE)) {
-				for (u64 i = 0; i < n; i++) {
-					/* a moved batch carries its folio's dirty to every entry */
-					written[to + i] = written[page + i];
-					cleaned[to + i] = false;
-					raced[to + i] = raced[page + i];
-					written[page + i] = cleaned[page + i] = raced[page + i] = false;
-				}
-				(void)mmap_anon(t.mm, a, len, VM_READ | VM_WRITE, order, false);
-			}
+			fuzz_mremap(&t, page, n, to, order);
 		} else {
 			DESC("mlock va %#lx pages %llu, munlock", a, (unsigned long long)n);
 			/* population is a write access (FOLL_WRITE): it may dirty */

@@ -172,6 +172,11 @@ def test_no_false_positives_on_released_trees(tree):
         pytest.skip(f"kernel source not fetched (ptelab kernels fetch {tree[6:]})")
     p = run("check", "--impl", tree, "--sequences", "4", "--json", timeout=900)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]
+    # 7.x's batched mprotect folds without break-before-make: a known finding,
+    # reported apart; 6.12 commits one entry at a time and never does it
+    summary = [json.loads(l)["summary"] for l in p.stdout.splitlines() if l.startswith('{"summary"')]
+    known = summary[0]["known_findings"]
+    assert set(known) == (set() if tree == "linux-6.12" else {"mprotect-fold-no-bbm"}), known
     cov = [json.loads(l)["coverage"] for l in p.stdout.splitlines() if l.startswith('{"coverage"')]
     assert len(cov) == 1 and cov[0]["all_called"]
     calls = cov[0]["calls"]

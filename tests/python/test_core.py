@@ -414,10 +414,41 @@ def test_patch_to_copy_present_ptes_moves_counts(tmp_path):
     assert patched["invariants"]["ok"]
 
 
-def _check_rows(tree):
-    p = ptelab("check", "--impl", f"tree:{tree}", "--sequences", "1", "--json", timeout=900)
+def _check_rows(tree, sequences=1):
+    p = ptelab("check", "--impl", f"tree:{tree}", "--sequences", str(sequences), "--json",
+               timeout=900)
     assert p.returncode == 1, p.stderr[-2000:]
     return [json.loads(l)["row"] for l in p.stdout.splitlines() if l.startswith('{"row"')]
+
+
+# The 2025-26 batches that upgraded permissions, each re-created in a copy of
+# 7.3: a batch taking its first entry's write bit for a folio of exclusive,
+# writable pages and shared, read-only ones (7.x reuses a large folio page by
+# page after fork). check's fork sequences make such folios and then free,
+# mprotect or mremap them.
+UPGRADES = {
+    # try_to_unmap_one's lazyfree restore of a redirtied folio
+    "lazyfree-restore": ("mm/rmap.c", "FPB_RESPECT_WRITE | FPB_RESPECT_SOFT_DIRTY);",
+                         "FPB_RESPECT_SOFT_DIRTY);", 1),
+    # mprotect's commit without its per-page exclusivity sub-batches
+    "mprotect-exclusive": ("mm/mprotect.c",
+                           "\t\tif (expected_anon_exclusive != PageAnonExclusive(first_page + idx))\n"
+                           "\t\t\tbreak;\n", "", 1),
+    # mremap's move_ptes batch ignoring the write bit
+    "mremap-write": ("mm/mremap.c", "max_nr, FPB_RESPECT_WRITE);", "max_nr, 0);", 2),
+}
+
+
+@needs_73
+@pytest.mark.parametrize("name", sorted(UPGRADES))
+def test_check_names_a_batch_that_upgrades_permissions(tmp_path, name):
+    path, old, new, sequences = UPGRADES[name]
+    tree = _copy(tmp_path)
+    _patch(tree, old, new, path)
+    rows = _check_rows(tree, sequences)
+    hit = [r for r in rows if r["counts"].get("permission")]
+    assert hit, rows[:2]
+    assert "is not exclusive (PageAnonExclusive clear)" in hit[0]["first"], hit[0]
 
 
 @needs_73
