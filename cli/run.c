@@ -261,8 +261,10 @@ int run_spec_validate(struct run_spec *s, char *err, size_t errlen)
 	const struct arm64_backend *b = arm64_backend_by_name(p->impl, err, errlen);
 	if (!b)
 		return -1;
-	if (!ref && strcmp(p->arch, "arm64")) {
-		snprintf(err, errlen, "impl %s is an arm64 contpte backend; use --arch arm64", p->impl);
+	/* on another arch a tree brings its core-mm only (the arch's PTE API is the lab's) */
+	if (!ref && strcmp(p->arch, "arm64") && !kernel_backend_core(b)) {
+		snprintf(err, errlen, "impl %s with --core ref is only its tree's arm64 contpte code; "
+			 "use --arch arm64, or its own core-mm (--core tree) on %s", p->impl, p->arch);
 		return -1;
 	}
 	return 0;

@@ -225,8 +225,10 @@ int lab_machine_setup(const struct run_params *p, u64 nr_frames, char *err,
 	const struct arm64_backend *b = arm64_backend_by_name(p->impl, err, errlen);
 	if (!b)
 		return -1;
-	if (b != &arm64_ref_backend && a != &arch_arm64_ops) {
-		snprintf(err, errlen, "impl %s is an arm64 contpte backend; use --arch arm64", p->impl);
+	/* on another arch a tree brings its core-mm (the arch's PTE API is the lab's) */
+	if (b != &arm64_ref_backend && a != &arch_arm64_ops && !kernel_backend_core(b)) {
+		snprintf(err, errlen, "impl %s with --core ref is only its tree's arm64 contpte code; "
+			 "use --arch arm64, or its own core-mm (--core tree) on %s", p->impl, a->name);
 		return -1;
 	}
 	arm64_use_backend(b);

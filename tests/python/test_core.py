@@ -176,6 +176,37 @@ def test_root_missing_from_the_tree_is_one_line(tmp_path):
     assert "--core ref" in err
 
 
+# x86: no contpte, the lab's own x86 PTE API; a tree brings its core-mm only
+X86_CASES = [(w, ["--folio-size", fs, *more]) for w, fs, more in (
+    ("munmap", "4K", []), ("munmap", "64K", []), ("fork", "2M", []), ("mprotect", "64K", []),
+    ("madvise", "64K", ["--variant", "free"]), ("young-scan", "64K", []),
+    ("reclaim-file", "64K", ["--lru", "mglru"]), ("reclaim-file", "64K", ["--lru", "classic"]))]
+X86_CASES += [("fuzz", ["--iterations", "2"])]
+
+
+@needs_73
+def test_tree_core_on_x86_equals_twin():
+    """7.3's extracted core-mm over the lab's x86 PTE API gives what the twin
+    (the reference backend on x86) gives: events, modelled time, invariants."""
+    for w, opts in X86_CASES:
+        size = [] if w == "fuzz" else ["--size", "16M"]
+        tree = run_json(w, "--arch", "x86", "--impl", "linux-7.3", *size, *opts)
+        twin = run_json(w, "--arch", "x86", "--impl", "ref", *size, *opts)
+        what = f"{w} {' '.join(opts)} on x86"
+        assert tree["backend"]["core"] == "tree", what
+        assert tree["events"] == twin["events"], what
+        assert tree["modelled_ns"] == twin["modelled_ns"], what
+        assert tree["invariants"] == twin["invariants"] and tree["invariants"]["ok"], what
+
+
+def test_arch_only_kernel_backend_on_x86_is_one_line():
+    if not (KERNELS / "linux-7.3").is_dir():
+        pytest.skip("needs the fetched 7.3 tree")
+    p = ptelab("run", "munmap", "--arch", "x86", "--impl", "linux-7.3", "--core", "ref")
+    assert p.returncode == 2 and p.stderr.count("\n") == 1
+    assert "only its tree's arm64 contpte code" in p.stderr
+
+
 def test_bad_core_value_is_one_line():
     for cmd in (["run", "munmap"], ["check"]):
         p = ptelab(*cmd, "--core", "twin")
