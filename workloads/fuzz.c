@@ -351,9 +351,10 @@ static void fuzz_op_run(struct fuzz *t_, const struct fuzz_op *op, int order,
 			struct hw_cpu *c1 = &hw_machine.cpu[1];
 
 			/*
-			 * with a follow-up, the parent stores to its folio's first
-			 * page: a batch that starts there finds one writable,
-			 * exclusive entry and read-only shared neighbours
+			 * in a large folio the parent stores to its first page (a
+			 * batch that starts there finds one writable, exclusive
+			 * entry and read-only shared neighbours), then, three
+			 * times in four, frees, mprotects or mremaps the folio
 			 */
 			if (fn > 1)
 				page = first;
