@@ -5,7 +5,7 @@
  * clean, one entry unmapped, empty; anonymous or file) and one operation
  * on it: an arch PTE op called as core-mm calls it (with the caller's
  * flush), or the core-mm call that makes the op (a fault, MADV_DONTNEED's
- * zap, fork, mremap). Old, clean blocks matter: a bit lost while a block
+ * zap, fork, mremap, mprotect). Old, clean blocks matter: a bit lost while a block
  * is unfolded or folded is invisible when the rest of the block has it.
  * The scenario runs once to count the points inside the operation (every
  * raw PTE access, TLBI and DSB), then once per (point, agent, kind of
@@ -59,6 +59,13 @@ enum xstate {
 	 * more); elsewhere another mix, still a scenario
 	 */
 	XS_OLD_LAST,
+	/*
+	 * dirty, a fork whose child exits, then a store to the folio's first
+	 * page: 7.x reuses it in place (writable, exclusive; the rest shared
+	 * and read-only; the block unfolded), and every page of the folio
+	 * loaded again, cached apart
+	 */
+	XS_REUSED,
 	XS_FILE,      /* a read-only file mapping, read in */
 	XS_FILE_NONE, /* the same, the target folio not faulted in */
 	NR_XSTATES
@@ -66,14 +73,14 @@ enum xstate {
 
 static const char *const state_names[NR_XSTATES] = {
 	"empty", "dirty", "clean", "young-one", "dirty-one", "write-protected",
-	"one-unmapped", "clean write-protected", "young but its last entry", "file", "file-empty",
+	"one-unmapped", "clean write-protected", "young but its last entry", "reused after fork", "file", "file-empty",
 };
 
 enum xop {
 	XO_TCY, XO_CFY, XO_PTCY, XO_PCFY, XO_WRP, XO_CYDP_BOTH, XO_CYDP_YOUNG,
 	XO_CYDP_DIRTY, XO_SAF_YOUNG, XO_SAF_WRITE, XO_GET, XO_LOCKLESS, XO_HINT,
 	XO_ZAP, XO_FAULT_STORE, XO_FAULT_LOAD, XO_FORK, XO_NONPRESENT, XO_MREMAP,
-	XO_SAF_YOUNG_LAST, NR_XOPS
+	XO_SAF_YOUNG_LAST, XO_MPROTECT, NR_XOPS
 };
 
 static const char *const op_names[NR_XOPS] = {
@@ -87,6 +94,7 @@ static const char *const op_names[NR_XOPS] = {
 	"set_pte_at(non-present); ptep_get_and_clear_full",
 	"mremap to an address 3 pages off its frames' block alignment",
 	"ptep_set_access_flags(young) of the block's last entry (a fault without HA)",
+	"mprotect(PROT_READ), then read-write (change_pte_range)",
 };
 
 /* the range an op covers: the target entry, a few entries of its folio, or the folio */
@@ -123,6 +131,9 @@ static const struct scenario {
 	{ XO_WRP, XR_PART, XS_YOUNG1 },        { XO_FAULT_STORE, XR_ONE, XS_RDONLY_CLEAN },
 	/* the no-op test of set_access_flags must look at every entry, the last too */
 	{ XO_SAF_YOUNG_LAST, XR_ONE, XS_OLD_LAST },
+	/* mprotect's batches over mixed folios, and over part of a block */
+	{ XO_MPROTECT, XR_FOLIO, XS_REUSED },  { XO_MPROTECT, XR_PART, XS_DIRTY },
+	{ XO_MREMAP, XR_FOLIO, XS_REUSED },
 };
 
 const unsigned int explore_nr_scenarios = ARRAY_SIZE(scenarios);
@@ -236,6 +247,12 @@ static void set_state(const struct scenario *sc, const struct xgeo *g, struct mm
 	case XS_PARTIAL:
 		do_madvise(mm, g->tva, PAGE_SIZE, MADV_DONTNEED);
 		break;
+	case XS_REUSED:
+		mmput(dup_mm(mm));
+		x_access(0, mm, g->fva, true);
+		for (u64 va = g->fva; va < fend; va += PAGE_SIZE)
+			x_access(0, mm, va, false);
+		break;
 	default:
 		break;
 	}
@@ -310,6 +327,10 @@ static void run_op(const struct scenario *sc, const struct xgeo *g, struct mm_st
 	case XO_MREMAP:
 		do_mremap_fixed(mm, g->rva, g->rnr * PAGE_SIZE,
 				X_ANON + (X_UNITS + 1) * g->unit + 3 * PAGE_SIZE);
+		break;
+	case XO_MPROTECT:
+		do_mprotect(mm, g->rva, g->rnr * PAGE_SIZE, VM_READ);
+		do_mprotect(mm, g->rva, g->rnr * PAGE_SIZE, VM_READ | VM_WRITE);
 		break;
 	case XO_NONPRESENT:
 		if (t && pte_none(ptep_get(t))) {

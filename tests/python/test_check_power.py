@@ -269,7 +269,7 @@ def test_explore_ref_holds_and_counts():
     assert j["invariants"]["ok"], j["invariants"]
     r = j["results"]
     # every scenario of the catalogue, each run once per (point, agent, action, entry)
-    assert r["sequences"] == 49 and r["points"] > 1000 and r["operations"] > 20 * r["points"]
+    assert r["sequences"] == 52 and r["points"] > 1000 and r["operations"] > 20 * r["points"]
     assert r["first_failing_sequence"] == -1
 
 
@@ -295,9 +295,9 @@ def test_explore_no_false_positives_on_73():
             binary=opt if opt.exists() else None)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]
     s = json.loads(p.stdout.splitlines()[-1])["summary"]
-    assert s["ok"] and s["sequences"] == 30 * 49 and not s["findings"]
+    assert s["ok"] and s["sequences"] == 30 * 52 and not s["findings"]
     rows = explore_rows(p)
-    assert len(rows) == 30 and all(r["sequences"] == 49 for r in rows)
+    assert len(rows) == 30 and all(r["sequences"] == 52 for r in rows)
 
 
 # --- check --diff A,B: two backends on the same sequences ------------------------------------

@@ -523,6 +523,20 @@ def test_check_names_a_lazyfree_discard_of_redirtied_data(tmp_path):
 
 
 @needs_73
+def test_explore_names_mprotect_ignoring_exclusivity(tmp_path):
+    """check --explore's scenario 49 (mprotect of a folio reused after fork)
+    names the exclusivity re-creation at once; the unmodified tree passes it."""
+    path, old, new, _ = UPGRADES["mprotect-exclusive"]
+    tree = _copy(tmp_path)
+    _patch(tree, old, new, path)
+    args = ["run", "explore", "--first-sequence", "49", "--iterations", "1", "--json"]
+    bad = json.loads(ptelab(*args, "--impl", f"tree:{tree}").stdout.splitlines()[-1])
+    good = json.loads(ptelab(*args, "--impl", "linux-7.3").stdout.splitlines()[-1])
+    assert bad["invariants"]["counts"].get("permission"), bad["invariants"]
+    assert good["invariants"]["ok"], good["invariants"]
+
+
+@needs_73
 def test_git_revisions_of_an_mm_patch_compare(tmp_path):
     """Two git: revisions, the second one's zap_present_ptes unbatched: side by
     side, each runs its own core-mm code."""
