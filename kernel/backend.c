@@ -89,7 +89,6 @@ struct kernel_backend {
 	void (*real_try_unfold)(struct mm_struct *, unsigned long, pte_t *, pte_t);
 	pte_t (*real_ptep_get)(pte_t *, pte_t);
 	pte_t (*real_ptep_get_lockless)(pte_t *);
-	int gather_early_exit; /* -1: not probed yet (gather_exits_early()) */
 	/* the tree's core-mm roots (NULL: --core ref), and their object */
 	const struct mm_core_ops *core;
 	void *core_handle;
@@ -149,71 +148,13 @@ void __contpte_try_fold(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 		hw_count(EV_fold, 1);
 }
 
-/* the tree's dirty/young tests (arch/arm64/pte.h counts them in its code) */
-unsigned long ptelab_pte_bit_tests;
-
 /*
- * Whether the tree's gather stops once it has found young and dirty (S4's
- * loop) or reads the whole block: asked once, on a block of its own whose
- * entries are all young and dirty (a loop that stops loads one or two).
- * The probe leaves no trace: no counts, costs, cache lines or
- * interleaving points.
+ * the tree's dirty/young tests, and the young/dirty bits it sets
+ * (arch/arm64/pte.h counts both in its code): inside a gather, the bits
+ * it tested and the ones it folded into its result (contpte_merge), as
+ * its own loop ran them, racing agents included
  */
-static bool gather_exits_early(struct kernel_backend *kb)
-{
-	if (kb->gather_early_exit < 0) {
-		static pte_t block[CONT_PTES] __attribute__((aligned(CONT_PTES * sizeof(pte_t))));
-		struct hw_counters saved = hw_events;
-		u64 acc = hw_cost_acc;
-		bool cache = hw_cache_on, il = hw_interleave.on;
-		unsigned long tests = ptelab_pte_bit_tests;
-
-		for (unsigned int i = 0; i < CONT_PTES; i++)
-			block[i] = __pte(((u64)i << PAGE_SHIFT) | PTE_TYPE_PAGE | PTE_AF | PTE_DIRTY |
-					 PTE_CONT);
-		hw_cache_on = false;
-		hw_interleave.on = false;
-		kb->real_ptep_get(&block[0], block[0]);
-		kb->gather_early_exit = hw_events.v[EV_pte_read] - saved.v[EV_pte_read] < CONT_PTES;
-		hw_events = saved;
-		hw_cost_acc = acc;
-		hw_cache_on = cache;
-		hw_interleave.on = il;
-		ptelab_pte_bit_tests = tests;
-	}
-	return kb->gather_early_exit;
-}
-
-/*
- * The bits the tree's gather folded into its result (contpte_merge),
- * inferred from what it loaded, since its loop is compiled as the tree
- * has it: its loads go up the block from the first entry (a dirty one
- * may be loaded twice), so it saw the first min(reads, CONT_PTES)
- * entries (raw reads here, uncounted). S4's loop folds at most one dirty
- * and one young bit whatever it loads; the loop before it folds every
- * bit of every entry.
- */
-static unsigned int gather_merges(struct kernel_backend *kb, pte_t *ptep, u64 reads, pte_t res)
-{
-	pte_t *p = (pte_t *)((uintptr_t)ptep & ~(uintptr_t)(CONT_PTES * sizeof(pte_t) - 1));
-	unsigned int dirty = 0, young = 0, n = reads < CONT_PTES ? (unsigned int)reads : CONT_PTES;
-	u64 r = pte_val(res);
-
-	/* either loop folds every bit it met into its result: none there, none met */
-	if (!(r & (PTE_DIRTY | PTE_AF)) && (r & (PTE_WRITE | PTE_RDONLY)) != PTE_WRITE)
-		return 0;
-
-	/* arm64's pte_dirty()/pte_young() on the bits, branch-free: no arch call per entry */
-	for (unsigned int i = 0; i < n; i++) {
-		u64 v = __atomic_load_n(&p[i].pte, __ATOMIC_RELAXED);
-
-		dirty += (v & PTE_DIRTY) || (v & (PTE_WRITE | PTE_RDONLY)) == PTE_WRITE;
-		young += !!(v & PTE_AF);
-	}
-	if (gather_exits_early(kb))
-		return min(dirty, 1U) + min(young, 1U);
-	return dirty + young;
-}
+unsigned long ptelab_pte_bit_tests, ptelab_pte_bit_sets;
 
 /* a gather's tests beyond one per entry it loaded (contpte_test) */
 static u64 gather_extra_tests(unsigned long tests, u64 loads)
@@ -229,23 +170,27 @@ static u64 gather_extra_tests(unsigned long tests, u64 loads)
 struct gather_mark {
 	u64 reads, claimed_reads;
 	unsigned long tests, claimed_tests;
+	unsigned long sets, claimed_sets;
 };
 
 static u64 claimed_reads;
-static unsigned long claimed_tests;
+static unsigned long claimed_tests, claimed_sets;
 
 static struct gather_mark gather_begin(void)
 {
 	return (struct gather_mark){ hw_events.v[EV_pte_read], claimed_reads, ptelab_pte_bit_tests,
-				     claimed_tests };
+				     claimed_tests, ptelab_pte_bit_sets, claimed_sets };
 }
 
-static void gather_own(const struct gather_mark *m, u64 *reads, unsigned long *tests)
+static void gather_own(const struct gather_mark *m, u64 *reads, unsigned long *tests,
+		       unsigned long *sets)
 {
 	*reads = hw_events.v[EV_pte_read] - m->reads - (claimed_reads - m->claimed_reads);
 	*tests = ptelab_pte_bit_tests - m->tests - (claimed_tests - m->claimed_tests);
+	*sets = ptelab_pte_bit_sets - m->sets - (claimed_sets - m->claimed_sets);
 	claimed_reads += *reads;
 	claimed_tests += *tests;
+	claimed_sets += *sets;
 }
 
 /* Gathers are what S4 shortens: count them, the loads, folds and tests inside them. */
@@ -254,12 +199,12 @@ pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 	struct kernel_backend *kb = current_kernel();
 	struct gather_mark m = gather_begin();
 	pte_t pte = kb ? kb->real_ptep_get(ptep, orig_pte) : orig_pte;
-	unsigned long tests;
+	unsigned long tests, sets;
 	u64 reads;
 
-	gather_own(&m, &reads, &tests);
+	gather_own(&m, &reads, &tests, &sets);
 	if (kb) {
-		hw_count(EV_contpte_merge, gather_merges(kb, ptep, reads, pte));
+		hw_count(EV_contpte_merge, sets);
 		hw_count(EV_contpte_test, gather_extra_tests(tests, reads));
 	}
 	hw_count(EV_contpte_get, 1);
@@ -272,13 +217,12 @@ pte_t contpte_ptep_get_lockless(pte_t *orig_ptep)
 	struct kernel_backend *kb = current_kernel();
 	struct gather_mark m = gather_begin();
 	pte_t pte = kb ? kb->real_ptep_get_lockless(orig_ptep) : __ptep_get(orig_ptep);
-	unsigned long tests;
+	unsigned long tests, sets;
 	u64 reads;
 
-	gather_own(&m, &reads, &tests);
-	/* its first load is of the entry asked for; the block's follow */
-	if (kb && reads > 1 && pte_valid_cont(pte))
-		hw_count(EV_contpte_merge, gather_merges(kb, orig_ptep, reads - 1, pte));
+	gather_own(&m, &reads, &tests, &sets);
+	if (kb)
+		hw_count(EV_contpte_merge, sets);
 	if (kb)
 		hw_count(EV_contpte_test, gather_extra_tests(tests, reads));
 	hw_count(EV_contpte_get, 1);
@@ -304,7 +248,6 @@ static const struct arm64_backend *load_backend(const char *name, const char *so
 	snprintf(kb->version, sizeof(kb->version), "%s", version);
 	snprintf(kb->so_path, sizeof(kb->so_path), "%s", so);
 	kb->handle = handle;
-	kb->gather_early_exit = -1;
 	kb->b.name = kb->name;
 	kb->b.version = kb->version;
 	SYM(kb->b.api, "ptelab_arm64_api");

@@ -20,6 +20,8 @@
  * (contpte_test).
  */
 extern unsigned long ptelab_pte_bit_tests;
+/* and the young and dirty bits it sets: a gather's merges (contpte_merge) */
+extern unsigned long ptelab_pte_bit_sets;
 
 static inline bool ptelab_count_test(bool bit)
 {
@@ -27,8 +29,10 @@ static inline bool ptelab_count_test(bool bit)
 	return bit;
 }
 #define pte_young(pte) ptelab_count_test(!!(pte_val(pte) & PTE_AF))
+#define PTELAB_COUNT_SET() (ptelab_pte_bit_sets++)
 #else
 #define pte_young(pte) (!!(pte_val(pte) & PTE_AF))
+#define PTELAB_COUNT_SET() ((void)0)
 #endif
 #define pte_special(pte) (!!(pte_val(pte) & PTE_SPECIAL))
 #define pte_write(pte) (!!(pte_val(pte) & PTE_WRITE))
@@ -80,6 +84,7 @@ static inline pte_t pte_mkold(pte_t pte)
 
 static inline pte_t pte_mkyoung(pte_t pte)
 {
+	PTELAB_COUNT_SET();
 	return set_pte_bit(pte, PTE_AF);
 }
 
@@ -91,6 +96,7 @@ static inline pte_t pte_mkclean(pte_t pte)
 
 static inline pte_t pte_mkdirty(pte_t pte)
 {
+	PTELAB_COUNT_SET();
 	pte = set_pte_bit(pte, PTE_DIRTY);
 	if (pte_write(pte))
 		pte = clear_pte_bit(pte, PTE_RDONLY);
