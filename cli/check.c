@@ -32,6 +32,7 @@
 #include "arch/pte_op_calls.h"
 #include "cli/cli.h"
 #include "hw/invariants.h"
+#include "kernel/build.h"
 #include "workloads/explore.h"
 
 /* The machines every backend is checked on (arm64; x86 runs the first). */
@@ -318,7 +319,7 @@ static int parse_shard(const char *v, u64 *k, u64 *n)
 	return *end || errno || *n < 1 || *k < 1 || *k > *n ? -1 : 0;
 }
 
-int cmd_check(int argc, char **argv)
+static int check_main(int argc, char **argv)
 {
 	static const char *const policies[] = { "accessed", "first", "random", "adversarial" };
 	static const u64 folios[] = { 16UL << 10, SZ_64K, 256UL << 10, SZ_2M };
@@ -354,7 +355,7 @@ int cmd_check(int argc, char **argv)
 		if (!v || strncmp(a, "--", 2)) {
 			fprintf(stderr, "ptelab: error: check takes --impl, --arch, --explore, --diff A,B, "
 					"--sequences, --seed, --time, --jobs, --shard K/N, --timeout, --sanitize, --core, "
-					"--json\n");
+					"--bisect, --json\n");
 			return 2;
 		}
 		i++;
@@ -816,4 +817,31 @@ int cmd_check(int argc, char **argv)
 			printf("all invariants held\n");
 	}
 	return bad ? 1 : incomplete ? 4 : 0;
+}
+
+/*
+ * git bisect run's exit codes (--bisect): 0 good, 1 bad, 125 skip (a
+ * revision whose code cannot be built or extracted, or a verdict that
+ * did not cover everything), above 127 stop (bad input: the bisection
+ * itself is wrong).
+ */
+int cmd_check(int argc, char **argv)
+{
+	bool bisect = false;
+	int n = 0, rc;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--bisect"))
+			bisect = true;
+		else
+			argv[n++] = argv[i];
+	}
+	rc = check_main(n, argv);
+	if (!bisect || rc == 0 || rc == 1)
+		return rc;
+	if (rc == 4 || (rc == 2 && kernel_tree_untestable)) {
+		fprintf(stderr, "ptelab: check --bisect: this revision cannot be tested: skip (125)\n");
+		return 125;
+	}
+	return 255;
 }

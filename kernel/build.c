@@ -160,6 +160,7 @@ u64 kbuild_compiler_identity(u64 h, const char *cc)
 }
 
 static bool sanitize;
+bool kernel_tree_untestable;
 
 void kernel_backends_sanitize(bool on)
 {
@@ -418,17 +419,20 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 	}
 	snprintf(path, sizeof(path), "%s/arch/arm64/mm/contpte.c", tree);
 	if (kbuild_read_file(path, &src)) {
+		kernel_tree_untestable = true;
 		snprintf(err, errlen, "kernel %s at %s has no arch/arm64/mm/contpte.c (contpte arrived "
 			 "in 6.9); use a tree from 6.9 on", version, tree);
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/arch/arm64/include/asm/pgtable.h", tree);
 	if (kbuild_read_file(path, &pgt)) {
+		kernel_tree_untestable = true;
 		snprintf(err, errlen, "kernel %s at %s has no arch/arm64/include/asm/pgtable.h; "
 			 "give a whole kernel tree", version, tree);
 		goto out;
 	}
 	if (dispatch_block_split(pgt, path, &block[0], &block[1], missing, sizeof(missing))) {
+		kernel_tree_untestable = true;
 		snprintf(err, errlen, "%s of kernel %s has no '%s' marker around its dispatchers; "
 			 "ptelab needs the CONFIG_ARM64_CONTPTE block (6.9 on)", path, version, missing);
 		goto out;
@@ -457,6 +461,7 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 	/* the definitions the shim copies must still be the tree's (kernel/quirks.c) */
 	char dup_err[512];
 	if (kernel_dups_check(tree, dup_err, sizeof(dup_err))) {
+		kernel_tree_untestable = true;
 		snprintf(err, errlen, "kernel %s at %s: %s; ptelab will not build it against a stale copy",
 			 version, tree, dup_err);
 		goto out;
@@ -601,6 +606,7 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 				 argv[0], strerror(errno));
 		else if (log)
 			kbuild_first_error(log, line, sizeof(line));
+		kernel_tree_untestable = true;
 		snprintf(err, errlen, "contpte.c of kernel %s (%s) does not compile against the shim: "
 			 "%s (full compiler log: %s)", version, tree, line, log_path);
 		unlink(tmp);

@@ -10,6 +10,13 @@
 #include "hw/types.h"
 
 /*
+ * Set when a tree's code could not be built or extracted (its contpte.c or
+ * core-mm does not compile against the shim, a root or a file it needs is
+ * missing): a revision that cannot be tested (check --bisect exits 125).
+ */
+extern bool kernel_tree_untestable;
+
+/*
  * The shared object of backend name from the kernel tree at tree, built
  * if it is not cached. 0 with so_path and version ("X.Y.Z"), or -1 with
  * one line in err (not a tree, no contpte.c, no dispatcher block, does

@@ -54,6 +54,7 @@ static char *core_unit(const char *tree, const char *version, char *err, size_t 
 	for (unsigned int f = 0; f < nr_core_files && f < 16; f++) {
 		snprintf(paths[f], sizeof(paths[f]), "%s/%s", tree, core_files[f].path);
 		if (kbuild_read_file(paths[f], &texts[f])) {
+			kernel_tree_untestable = true;
 			snprintf(err, errlen, "kernel %s at %s has no %s, which its core-mm roots are "
 				 "taken from; give a whole kernel tree, or run its arch code alone "
 				 "with --core ref", version, tree, core_files[f].path);
@@ -69,6 +70,7 @@ static char *core_unit(const char *tree, const char *version, char *err, size_t 
 
 	unit = kernel_extract(&req, &nr_items, why, sizeof(why));
 	if (!unit) {
+		kernel_tree_untestable = true;
 		snprintf(err, errlen, "kernel %s at %s: %s, so ptelab cannot run its core-mm code; "
 			 "run its arch code alone with --core ref", version, tree, why);
 		goto out;
@@ -287,6 +289,7 @@ int kernel_build_core(const char *name, const char *tree, char *so_path, size_t 
 		/* the unit the log's lines refer to, kept beside it under one name per backend */
 		snprintf(kept, sizeof(kept), "%s.unit.c", so_path);
 		rename(src, kept);
+		kernel_tree_untestable = true;
 		snprintf(err, errlen, "the core-mm code of kernel %s does not compile against the shim: "
 			 "%s; run its arch code alone with --core ref (compiler log: %s)", version, line,
 			 log_path);

@@ -14,6 +14,7 @@ identical event vectors, modelled time and invariants where the tree's code is
 folio_referenced_one must move the counts; a tree whose core does not extract
 or compile is one error line naming the file and the symbol."""
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -534,6 +535,48 @@ def test_explore_names_mprotect_ignoring_exclusivity(tmp_path):
     good = json.loads(ptelab(*args, "--impl", "linux-7.3").stdout.splitlines()[-1])
     assert bad["invariants"]["counts"].get("permission"), bad["invariants"]
     assert good["invariants"]["ok"], good["invariants"]
+
+
+@needs_73
+def test_git_bisect_run_finds_the_bad_commit(tmp_path):
+    """git bisect run over five commits of a 7.3 copy: one that does not
+    compile (skipped: check --bisect exits 125) and one that re-creates the
+    lazyfree restore's permission upgrade (bad, 1); bisect names that one."""
+    tree = _copy(tmp_path)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+
+    def git(*args):
+        p = subprocess.run(["git", *args], cwd=tree, capture_output=True, text=True, env=env)
+        assert p.returncode == 0, p.stderr
+        return p.stdout
+
+    def commit(msg):
+        git("add", "-A")
+        git("commit", "-q", "-m", msg)
+
+    git("init", "-q")
+    commit("base")
+    good = git("rev-parse", "HEAD").strip()
+    _patch(tree, "static int mremap_folio_pte_batch(", "/* c1 */\nstatic int mremap_folio_pte_batch(",
+           "mm/mremap.c")
+    commit("c1: a comment")
+    broken = "\tpage = vm_normal_page(vma, addr, ptent);\n"
+    _patch(tree, broken, broken + "\tptelab_no_such_helper(page);\n")
+    commit("c2: does not compile")
+    _patch(tree, broken + "\tptelab_no_such_helper(page);\n", broken)
+    commit("c3: compiles again")
+    path, old, new, _ = UPGRADES["lazyfree-restore"]
+    _patch(tree, old, new, path)
+    commit("c4: the bad one")
+    _patch(tree, "/* c1 */\n", "/* c5 */\n", "mm/mremap.c")
+    commit("c5: a comment")
+    git("bisect", "start", "HEAD", good)
+    p = subprocess.run(["git", "bisect", "run", str(_binary()), "check", "--impl", f"tree:{tree}",
+                        "--sequences", "1", "--bisect"], cwd=tree, capture_output=True, text=True,
+                       env=env, timeout=1800)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    assert "is the first bad commit" in p.stdout and "c4: the bad one" in p.stdout, p.stdout[-2000:]
 
 
 @needs_73
