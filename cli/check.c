@@ -670,8 +670,7 @@ static int check_main(int argc, char **argv)
 		else
 			snprintf(count, sizeof(count), "%llu", (unsigned long long)r->viol_total);
 		printf("%-24.24s %-12s %-12s %7lluK %10s %s\n", s->p.impl, machines[machine_of[i]].name,
-		       policies[s->p.policy], (unsigned long long)(s->p.folio_size >> 10), count,
-		       r->msg[0] || !r->known_msg[0] ? r->msg : "");
+		       policies[s->p.policy], (unsigned long long)(s->p.folio_size >> 10), count, r->msg);
 		for (int k = 0; k < NR_KNOWN_FINDINGS; k++)
 			if (r->known[k])
 				printf("%-24s known kernel finding %s: %llu (%s)\n", "", hw_known_findings[k].id,

@@ -221,10 +221,10 @@ pte_t contpte_ptep_get_lockless(pte_t *orig_ptep)
 	u64 reads;
 
 	gather_own(&m, &reads, &tests, &sets);
-	if (kb)
+	if (kb) {
 		hw_count(EV_contpte_merge, sets);
-	if (kb)
 		hw_count(EV_contpte_test, gather_extra_tests(tests, reads));
+	}
 	hw_count(EV_contpte_get, 1);
 	hw_count(EV_contpte_get_read, reads);
 	return pte;

@@ -136,6 +136,14 @@ static void fuzz_mprotect(struct fuzz *t, unsigned long a, unsigned long len)
 	mm_check_writable(t->mm, a, a + len);
 }
 
+/* MADV_FREE of n pages at page: which folios get freed lazily is up to the kernel's rules */
+static void fuzz_madv_free(struct fuzz *t, u64 page, u64 n)
+{
+	do_madvise(t->mm, T_BASE + page * PAGE_SIZE, n * PAGE_SIZE, MADV_FREE);
+	for (u64 i = ALIGN_DOWN(page, 512); i < min(P_PAGES, ALIGN(page + n, 512)); i++)
+		written[i] = cleaned[i] = false;
+}
+
 /* mremap n pages at page to page `to`; the hole it leaves is mapped again */
 static void fuzz_mremap(struct fuzz *t, u64 page, u64 n, u64 to, int order)
 {
@@ -385,9 +393,7 @@ static void fuzz_op_run(struct fuzz *t_, const struct fuzz_op *op, int order,
 				fuzz_mprotect(&t, a, len);
 			} else if (follow == 2) {
 				/* the lazyfree folio written again: reclaim must put its entries back as they were */
-				do_madvise(t.mm, a, len, MADV_FREE);
-				for (u64 i = ALIGN_DOWN(page, 512); i < min(P_PAGES, ALIGN(page + fn, 512)); i++)
-					written[i] = cleaned[i] = false;
+				fuzz_madv_free(&t, page, fn);
 				if (access_user(t.cpu, t.mm, a, true) == 0)
 					fuzz_store(t.cpu, a);
 				do_madvise(t.mm, a, len, MADV_PAGEOUT);
@@ -415,11 +421,8 @@ static void fuzz_op_run(struct fuzz *t_, const struct fuzz_op *op, int order,
 			for (u64 i = page; i < page + n; i++)
 				written[i] = cleaned[i] = false;
 		} else if (k < 110) {
-			/* which folios get freed lazily is up to the kernel's rules */
 			DESC("madvise va %#lx pages %llu MADV_FREE", a, (unsigned long long)n);
-			do_madvise(t.mm, a, len, MADV_FREE);
-			for (u64 i = ALIGN_DOWN(page, 512); i < min(P_PAGES, ALIGN(page + n, 512)); i++)
-				written[i] = cleaned[i] = false;
+			fuzz_madv_free(&t, page, n);
 		} else if (k < 111) {
 			/* PAGEOUT on odd lengths: no draw of its own, the sequences stay as they were */
 			int advice = n & 1 ? MADV_PAGEOUT : MADV_COLD;
