@@ -579,6 +579,13 @@ def test_git_bisect_run_finds_the_bad_commit(tmp_path):
     assert "is the first bad commit" in p.stdout and "c4: the bad one" in p.stdout, p.stdout[-2000:]
 
 
+def test_bisect_stops_on_bad_input():
+    """check --bisect: bad input is no revision's fault; git bisect run stops (255)."""
+    p = ptelab("check", "--bisect", "--impl", "nosuch", "--sequences", "1")
+    assert p.returncode == 255
+    assert p.stderr.count("\n") == 1 and "unknown impl 'nosuch'" in p.stderr
+
+
 @needs_73
 def test_git_revisions_of_an_mm_patch_compare(tmp_path):
     """Two git: revisions, the second one's zap_present_ptes unbatched: side by
