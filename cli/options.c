@@ -68,7 +68,8 @@ static const struct cli_opt run_opts[] = {
 	{ "core", "CORE", "whose core-mm code a kernel backend runs: tree (its tree's "
 	  "zap_pte_range, copy_pte_range, change_pte_range, move_ptes, mlock_pte_range, "
 	  "folio_referenced_one, try_to_unmap_one, walk_pte_range, lru_gen_look_around and "
-	  "madvise's madvise_free_pte_range and madvise_cold_or_pageout_pte_range; "
+	  "madvise's madvise_free_pte_range and madvise_cold_or_pageout_pte_range, and "
+	  "mm/mmu_gather.c; "
 	  "a --without switch or variant that changes one runs ptelab's twin of it) or ref "
 	  "(ptelab's twin calling the tree's arch code)", "tree", 0, "tree ref" },
 	{ "sanitize", NULL, "build kernel backends with AddressSanitizer", NULL, 0, NULL },

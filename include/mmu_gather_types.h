@@ -58,17 +58,40 @@ struct mmu_gather_batch {
 struct mmu_gather {
 	struct mm_struct *mm;
 	unsigned long start, end;
-	bool fullmm, freed_tables, cleared_ptes, cleared_pmds;
+	/* we are in the middle of an operation to clear a full mm and can
+	 * make some optimizations */
+	unsigned int fullmm : 1;
+	/* we have performed an operation which requires a complete flush of
+	 * the tlb */
+	unsigned int need_flush_all : 1;
+	/* we have removed page directories */
+	unsigned int freed_tables : 1;
 	/*
 	 * Pages queued with ENCODED_PAGE_BIT_DELAY_RMAP whose rmap removal
 	 * waits for tlb_flush_rmaps() (a dirty file folio's, on SMP kernels).
 	 */
-	bool delayed_rmap;
+	unsigned int delayed_rmap : 1;
+	/* at which levels have we cleared entries? */
+	unsigned int cleared_ptes : 1;
+	unsigned int cleared_pmds : 1;
+	unsigned int cleared_puds : 1;
+	unsigned int cleared_p4ds : 1;
+	/* tracks VM_EXEC | VM_HUGETLB | VM_PFNMAP in tlb_start_vma */
+	unsigned int vma_exec : 1;
+	unsigned int vma_huge : 1;
+	unsigned int vma_pfn : 1;
+	/* hugetlb's shared PMD tables (none in the lab) */
+	unsigned int unshared_tables : 1;
+	unsigned int fully_unshared_tables : 1;
 	unsigned int batch_count;
 	struct mmu_gather_batch *active;
 	struct mmu_gather_batch local;
-	struct encoded_page *__encoded_pages[MMU_GATHER_BUNDLE];
-	/* page-table pages to free once the walkers cannot reach them */
+	struct page *__pages[MMU_GATHER_BUNDLE];
+	/*
+	 * The lab's stand-in for CONFIG_MMU_GATHER_TABLE_FREE's table batch:
+	 * page-table pages to free once the walkers cannot reach them
+	 * (tlb_table_flush(), mm/mmu_gather.c).
+	 */
 	u64 **tables;
 	unsigned int nr_tables, max_tables;
 };

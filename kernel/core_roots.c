@@ -22,6 +22,7 @@ const struct core_file core_files[] = {
 	{ "mm/mprotect.c", NULL },
 	{ "mm/mremap.c", NULL },
 	{ "mm/madvise.c", NULL },
+	{ "mm/mmu_gather.c", NULL },
 };
 
 const unsigned int nr_core_files = sizeof(core_files) / sizeof(core_files[0]);
@@ -168,8 +169,24 @@ static const struct core_boundary madvise_boundary[] = {
 	{ NULL, NULL },
 };
 
+static const char *const gather_roots[] = { "tlb_gather_mmu", "tlb_gather_mmu_fullmm",
+					    "tlb_finish_mmu", "tlb_flush_mmu", "tlb_flush_rmaps",
+					    "__tlb_remove_folio_pages", NULL };
+
+static const struct core_boundary gather_boundary[] = {
+	{ "tlb_table_flush", "page-table pages are the lab's (hw/pgtable_mem.c): its table batch "
+			     "frees them after the flush, as CONFIG_MMU_GATHER_TABLE_FREE's does "
+			     "(mm/mmu_gather.c)" },
+	{ "tlb_table_init", "the same" },
+	{ "tlb_remove_table_sync_one", "no software walker runs beside a gather in the lab" },
+	{ "tlb_gather_mmu_vma", "hugetlb's (try_to_unmap_one's hugetlb branch): the lab has no "
+				"hugetlb VMAs (kernel/shim/core.h)" },
+	{ NULL, NULL },
+};
+
 const struct core_root_set core_root_sets[] = {
 	{ "zap", zap_roots, zap_boundary },
+	{ "gather", gather_roots, gather_boundary },
 	{ "rmap", rmap_roots, rmap_boundary },
 	{ "unmap", unmap_roots, unmap_boundary },
 	{ "mlock", mlock_roots, mlock_boundary },

@@ -14,6 +14,7 @@
 struct mmu_gather;
 struct folio;
 struct mm_walk;
+struct page;
 
 struct mm_core_ops {
 	const char *kernel; /* the tree's version, "X.Y.Z" */
@@ -49,6 +50,14 @@ struct mm_core_ops {
 	/* fork: one PTE table's share of copy_page_range (0, or < 0 on failure) */
 	int (*copy_pte_range)(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
 			      pmd_t *dst_pmd, pmd_t *src_pmd, unsigned long addr, unsigned long end);
+	/* mm/mmu_gather.c (mm/mmu_gather.h): the gather ptelab's callers use */
+	void (*tlb_gather_mmu)(struct mmu_gather *tlb, struct mm_struct *mm);
+	void (*tlb_gather_mmu_fullmm)(struct mmu_gather *tlb, struct mm_struct *mm);
+	void (*tlb_finish_mmu)(struct mmu_gather *tlb);
+	void (*tlb_flush_mmu)(struct mmu_gather *tlb);
+	void (*tlb_flush_rmaps)(struct mmu_gather *tlb, struct vm_area_struct *vma);
+	bool (*__tlb_remove_folio_pages)(struct mmu_gather *tlb, struct page *page,
+					 unsigned int nr_pages, bool delay_rmap);
 };
 
 /* The run's core (lab_machine_setup sets it); NULL: ptelab's twin. */

@@ -9,30 +9,24 @@
 #include "hw/host.h"
 #include "hw/pgtable_mem.h"
 #include "hw/phys.h"
-#include "mm/mm.h"
 #include "hw/perf.h"
+#include "mm/core.h"
+#include "mm/mm.h"
 
-static void __tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm,
-			     bool fullmm)
-{
-	*tlb = (struct mmu_gather){ .mm = mm, .fullmm = fullmm };
-	tlb->local.max = MMU_GATHER_BUNDLE;
-	tlb->active = &tlb->local;
-	tlb->start = fullmm ? 0 : ~0UL;
-	tlb->end = fullmm ? ~0UL : 0;
-}
+/*
+ * The tree's mm/mmu_gather.c, when the run's backend extracts it
+ * (kernel/core_roots.c): ptelab's callers enter the gather here, so a
+ * gather begun by the lab is filled, flushed and finished by the tree's
+ * code (the zap's own calls inside the tree's unit already are).
+ */
+#define CORE_GATHER(fn, ...)					\
+	do {							\
+		if (mm_core && mm_core->fn)		\
+			return mm_core->fn(__VA_ARGS__);	\
+	} while (0)
 
-void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm)
-{
-	__tlb_gather_mmu(tlb, mm, false);
-}
-
-void tlb_gather_mmu_fullmm(struct mmu_gather *tlb, struct mm_struct *mm)
-{
-	__tlb_gather_mmu(tlb, mm, true);
-}
-
-static void __tlb_reset_range(struct mmu_gather *tlb)
+/* include/asm-generic/tlb.h */
+void __tlb_reset_range(struct mmu_gather *tlb)
 {
 	if (tlb->fullmm) {
 		tlb->start = tlb->end = ~0UL;
@@ -40,7 +34,12 @@ static void __tlb_reset_range(struct mmu_gather *tlb)
 		tlb->start = ~0UL;
 		tlb->end = 0;
 	}
-	tlb->freed_tables = tlb->cleared_ptes = tlb->cleared_pmds = false;
+	tlb->freed_tables = 0;
+	tlb->cleared_ptes = 0;
+	tlb->cleared_pmds = 0;
+	tlb->cleared_puds = 0;
+	tlb->cleared_p4ds = 0;
+	tlb->unshared_tables = 0;
 }
 
 void tlb_remove_tlb_entries(struct mmu_gather *tlb, unsigned long address,
@@ -48,10 +47,14 @@ void tlb_remove_tlb_entries(struct mmu_gather *tlb, unsigned long address,
 {
 	tlb->start = min(tlb->start, address);
 	tlb->end = max(tlb->end, address + (unsigned long)nr * PAGE_SIZE);
-	tlb->cleared_ptes = true;
+	tlb->cleared_ptes = 1;
 }
 
-/* pte_free_tlb(): the walk cache for addr must go before the table does. */
+/*
+ * pte_free_tlb(): the walk cache for addr must go before the table does.
+ * The lab's CONFIG_MMU_GATHER_TABLE_FREE: tables wait in the gather until
+ * tlb_table_flush().
+ */
 void tlb_remove_table(struct mmu_gather *tlb, u64 *table, unsigned long addr)
 {
 	if (tlb->nr_tables == tlb->max_tables) {
@@ -60,8 +63,8 @@ void tlb_remove_table(struct mmu_gather *tlb, u64 *table, unsigned long addr)
 					   "the mmu_gather table list");
 	}
 	tlb->tables[tlb->nr_tables++] = table;
-	tlb->freed_tables = true;
-	tlb->cleared_pmds = true;
+	tlb->freed_tables = 1;
+	tlb->cleared_pmds = 1;
 	if (!tlb->fullmm) {
 		tlb->start = min(tlb->start, addr);
 		tlb->end = max(tlb->end, addr + PAGE_SIZE);
@@ -71,12 +74,18 @@ void tlb_remove_table(struct mmu_gather *tlb, u64 *table, unsigned long addr)
 void tlb_flush_mmu_tlbonly(struct mmu_gather *tlb)
 {
 	PERF_FUNC();
-	if (!tlb->end)
+	/*
+	 * Anything calling __tlb_adjust_range() also sets at least one of
+	 * these bits.
+	 */
+	if (!(tlb->freed_tables || tlb->cleared_ptes || tlb->cleared_pmds ||
+	      tlb->cleared_puds || tlb->cleared_p4ds || tlb->unshared_tables))
 		return;
 	arch->tlb_flush(tlb);
 	__tlb_reset_range(tlb);
 }
 
+/* mm/mmu_gather.c */
 static bool tlb_next_batch(struct mmu_gather *tlb)
 {
 	struct mmu_gather_batch *batch;
@@ -85,9 +94,9 @@ static bool tlb_next_batch(struct mmu_gather *tlb)
 	if (tlb->delayed_rmap && tlb->active != &tlb->local)
 		return false;
 
-	batch = tlb->active->next;
-	if (batch) {
-		tlb->active = batch;
+	batch = tlb->active;
+	if (batch->next) {
+		tlb->active = batch->next;
 		return true;
 	}
 	if (tlb->batch_count == MAX_GATHER_BATCH_COUNT)
@@ -125,14 +134,14 @@ static void tlb_flush_rmap_batch(struct mmu_gather_batch *batch, struct vm_area_
 	struct encoded_page **pages = batch->encoded_pages;
 
 	for (unsigned int i = 0; i < batch->nr; i++) {
-		unsigned long flags = encoded_page_flags(pages[i]);
+		struct encoded_page *enc = pages[i];
 
-		if (flags & ENCODED_PAGE_BIT_DELAY_RMAP) {
-			struct page *page = encoded_page_ptr(pages[i]);
-			unsigned long nr_pages = 1;
+		if (encoded_page_flags(enc) & ENCODED_PAGE_BIT_DELAY_RMAP) {
+			struct page *page = encoded_page_ptr(enc);
+			unsigned int nr_pages = 1;
 
-			if (flags & ENCODED_PAGE_BIT_NR_PAGES_NEXT)
-				nr_pages = encoded_nr_pages(pages[++i]);
+			if (encoded_page_flags(enc) & ENCODED_PAGE_BIT_NR_PAGES_NEXT)
+				nr_pages = (unsigned int)encoded_nr_pages(pages[++i]);
 			folio_remove_rmap_ptes(page_folio(page), page, (int)nr_pages, vma);
 		}
 	}
@@ -146,35 +155,35 @@ static void tlb_flush_rmap_batch(struct mmu_gather_batch *batch, struct vm_area_
  */
 void tlb_flush_rmaps(struct mmu_gather *tlb, struct vm_area_struct *vma)
 {
+	CORE_GATHER(tlb_flush_rmaps, tlb, vma);
 	if (!tlb->delayed_rmap)
 		return;
 	tlb_flush_rmap_batch(&tlb->local, vma);
 	if (tlb->active != &tlb->local)
 		tlb_flush_rmap_batch(tlb->active, vma);
-	tlb->delayed_rmap = false;
+	tlb->delayed_rmap = 0;
 }
 
 /*
- * The lab's bookkeeping, no kernel work: an anonymous page the zap left
- * mapped nowhere holds data nobody can read again (munmap, MADV_DONTNEED
- * discard it), so its frame's "written" mark is dropped, once the TLBs
- * are flushed and no stale entry can store to it. Reclaim may then free
- * its folio (a lazyfree one still mapped elsewhere) without that being
- * a lost write. File pages keep theirs: the page cache still holds them.
+ * Reschedule points while freeing (cond_resched in the kernel): a batch
+ * holds fewer entries than this (MAX_GATHER_BATCH), so it is one call.
  */
-static void tlb_batch_discard_anon(struct mmu_gather_batch *batch)
-{
-	for (unsigned int i = 0; i < batch->nr; i++) {
-		struct page *page = encoded_page_ptr(batch->encoded_pages[i]);
-		unsigned long nr = 1;
+#define MAX_NR_FOLIOS_PER_FREE 512
 
-		if (encoded_page_flags(batch->encoded_pages[i]) & ENCODED_PAGE_BIT_NR_PAGES_NEXT)
-			nr = encoded_nr_pages(batch->encoded_pages[++i]);
-		if (!folio_test_anon(page_folio(page)))
-			continue;
-		for (unsigned long j = 0; j < nr; j++)
-			if (page[j]._mapcount < 0)
-				hw_frame_clean(page_to_pfn(page + j), 1);
+static void __tlb_batch_free_encoded_pages(struct mmu_gather_batch *batch)
+{
+	struct encoded_page **pages = batch->encoded_pages;
+	unsigned int nr;
+
+	/* no page poisoning or init_on_free in the kernels the lab models */
+	while (batch->nr) {
+		nr = min(MAX_NR_FOLIOS_PER_FREE, batch->nr);
+		/* cover page + nr_pages, never leave nr_pages behind */
+		if (encoded_page_flags(pages[nr - 1]) & ENCODED_PAGE_BIT_NR_PAGES_NEXT)
+			nr++;
+		free_pages_and_swap_cache(pages, (int)nr);
+		pages += nr;
+		batch->nr -= nr;
 	}
 }
 
@@ -182,50 +191,106 @@ static void tlb_batch_pages_flush(struct mmu_gather *tlb)
 {
 	PERF_FUNC();
 	for (struct mmu_gather_batch *batch = &tlb->local; batch && batch->nr;
-	     batch = batch->next) {
-		tlb_batch_discard_anon(batch);
-		free_pages_and_swap_cache(batch->encoded_pages, (int)batch->nr);
-		batch->nr = 0;
-	}
+	     batch = batch->next)
+		__tlb_batch_free_encoded_pages(batch);
 	tlb->active = &tlb->local;
 }
 
-static void tlb_free_tables(struct mmu_gather *tlb)
+static void tlb_batch_list_free(struct mmu_gather *tlb)
+{
+	for (struct mmu_gather_batch *batch = tlb->local.next, *next; batch; batch = next) {
+		next = batch->next;
+		free(batch);
+	}
+	tlb->local.next = NULL;
+}
+
+/*
+ * The lab's table batch (CONFIG_MMU_GATHER_TABLE_FREE's tlb_table_flush
+ * and tlb_table_init): the tree's unit calls these too, its own work on
+ * tables being the lab's (kernel/core_roots.c).
+ */
+void tlb_table_flush(struct mmu_gather *tlb)
 {
 	PERF_FUNC();
 	for (unsigned int i = 0; i < tlb->nr_tables; i++)
 		hw_pt_free(tlb->tables[i]);
 	tlb->nr_tables = 0;
+	free(tlb->tables);
+	tlb->tables = NULL;
+	tlb->max_tables = 0;
+}
+
+void tlb_table_init(struct mmu_gather *tlb)
+{
+	tlb->tables = NULL;
+	tlb->nr_tables = tlb->max_tables = 0;
+}
+
+static void tlb_flush_mmu_free(struct mmu_gather *tlb)
+{
+	tlb_table_flush(tlb);
+	tlb_batch_pages_flush(tlb);
 }
 
 void tlb_flush_mmu(struct mmu_gather *tlb)
 {
+	CORE_GATHER(tlb_flush_mmu, tlb);
 	PERF_FUNC();
 	hw_count(EV_gather_flush, 1);
 	tlb_flush_mmu_tlbonly(tlb);
-	tlb_free_tables(tlb);
-	tlb_batch_pages_flush(tlb);
+	tlb_flush_mmu_free(tlb);
+}
+
+static void __tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm,
+			     bool fullmm)
+{
+	tlb->mm = mm;
+	tlb->fullmm = fullmm;
+	tlb->need_flush_all = 0;
+	tlb->local.next = NULL;
+	tlb->local.nr = 0;
+	tlb->local.max = MMU_GATHER_BUNDLE;
+	tlb->active = &tlb->local;
+	tlb->batch_count = 0;
+	tlb->delayed_rmap = 0;
+	tlb_table_init(tlb);
+	tlb->vma_pfn = 0;
+	tlb->fully_unshared_tables = 0;
+	__tlb_reset_range(tlb);
+	/* inc_tlb_flush_pending(): one gather at a time per mm in the lab */
+}
+
+void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm)
+{
+	CORE_GATHER(tlb_gather_mmu, tlb, mm);
+	__tlb_gather_mmu(tlb, mm, false);
+}
+
+void tlb_gather_mmu_fullmm(struct mmu_gather *tlb, struct mm_struct *mm)
+{
+	CORE_GATHER(tlb_gather_mmu_fullmm, tlb, mm);
+	__tlb_gather_mmu(tlb, mm, true);
 }
 
 void tlb_finish_mmu(struct mmu_gather *tlb)
 {
+	CORE_GATHER(tlb_finish_mmu, tlb);
 	PERF_FUNC();
+	/* mm_tlb_flush_nested() is false: no parallel gather on the mm in the lab */
 	tlb_flush_mmu(tlb);
-	for (struct mmu_gather_batch *b = tlb->local.next, *n; b; b = n) {
-		n = b->next;
-		free(b);
-	}
-	free(tlb->tables);
-	tlb->tables = NULL;
+	tlb_batch_list_free(tlb);
 }
 
 /* Returns true when the gather is full and must be flushed now. */
 bool __tlb_remove_folio_pages(struct mmu_gather *tlb, struct page *page,
 			      unsigned int nr_pages, bool delay_rmap)
 {
+	CORE_GATHER(__tlb_remove_folio_pages, tlb, page, nr_pages, delay_rmap);
 	struct mmu_gather_batch *batch = tlb->active;
 	unsigned long flags = delay_rmap ? ENCODED_PAGE_BIT_DELAY_RMAP : 0;
 
+	/* Add the page and check if we are full. If so force a flush. */
 	if (nr_pages == 1) {
 		batch->encoded_pages[batch->nr++] = encode_page(page, flags);
 	} else {
@@ -233,7 +298,10 @@ bool __tlb_remove_folio_pages(struct mmu_gather *tlb, struct page *page,
 		batch->encoded_pages[batch->nr++] = encode_page(page, flags);
 		batch->encoded_pages[batch->nr++] = encode_nr_pages(nr_pages);
 	}
-	/* keep room for one more page + nr_pages pair */
+	/*
+	 * Make sure that we can always add another "page" + "nr_pages",
+	 * requiring two entries instead of only a single one.
+	 */
 	if (batch->nr >= batch->max - 1) {
 		if (!tlb_next_batch(tlb))
 			return true;

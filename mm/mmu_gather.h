@@ -14,6 +14,9 @@ void tlb_gather_mmu_fullmm(struct mmu_gather *tlb, struct mm_struct *mm);
 void tlb_finish_mmu(struct mmu_gather *tlb);
 void tlb_flush_mmu(struct mmu_gather *tlb);
 void tlb_flush_mmu_tlbonly(struct mmu_gather *tlb);
+void __tlb_reset_range(struct mmu_gather *tlb);
+void tlb_table_flush(struct mmu_gather *tlb);
+void tlb_table_init(struct mmu_gather *tlb);
 void tlb_flush_rmaps(struct mmu_gather *tlb, struct vm_area_struct *vma);
 bool __tlb_remove_folio_pages(struct mmu_gather *tlb, struct page *page,
 			      unsigned int nr_pages, bool delay_rmap);

@@ -9,6 +9,7 @@
  * folios_put_refs() does; LRU additions are batched the same way.
  */
 #include "hw/invariants.h"
+#include "hw/phys.h"
 #include "include/pagevec.h"
 #include "mm/lru.h"
 #include "mm/mm.h"
@@ -147,10 +148,38 @@ void folios_put(struct folio **folios, unsigned int nr)
 		folios_put_refs(&fbatch);
 }
 
+/*
+ * The lab's bookkeeping, no kernel work: an anonymous page the zap left
+ * mapped nowhere holds data nobody can read again (munmap, MADV_DONTNEED
+ * discard it), so its frame's "written" mark is dropped, once the TLBs
+ * are flushed and no stale entry can store to it (the gather frees its
+ * pages only after its flush). Reclaim may then free its folio (a
+ * lazyfree one still mapped elsewhere) without that being a lost write.
+ * File pages keep theirs: the page cache still holds them.
+ */
+static void discard_unmapped_anon(struct encoded_page **pages, int nr)
+{
+	for (int i = 0; i < nr; i++) {
+		struct page *page = encoded_page_ptr(pages[i]);
+		unsigned long n = 1;
+
+		if (encoded_page_flags(pages[i]) & ENCODED_PAGE_BIT_NR_PAGES_NEXT)
+			n = encoded_nr_pages(pages[++i]);
+		if (!folio_test_anon(page_folio(page)))
+			continue;
+		for (unsigned long j = 0; j < n; j++)
+			if (page[j]._mapcount < 0)
+				hw_frame_clean(page_to_pfn(page + j), 1);
+	}
+}
+
+/* mm/swap_state.c: an mmu_gather's pages, freed after its TLB flush */
 void free_pages_and_swap_cache(struct encoded_page **pages, int nr)
 {
 	PERF_FUNC();
 	struct folio_batch fbatch = { .nr = 0 };
+
+	discard_unmapped_anon(pages, nr);
 
 	for (int i = 0; i < nr; i++) {
 		struct page *page = encoded_page_ptr(pages[i]);

@@ -14,6 +14,7 @@
 
 #define PTELAB_SHIM_CORE 1
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "mm/mm.h"
@@ -24,6 +25,7 @@
 #include "mm/rmap.h"
 #include "kernel/shim/dup.h"
 #include "kernel/shim/lab.h"
+#include "hw/host.h"
 
 /* include/linux/kconfig.h: IS_ENABLED() of what the lab's kernel has */
 #define __ARG_PLACEHOLDER_1 0,
@@ -190,6 +192,22 @@ static inline void folio_put(struct folio *folio)
 	(tlb_remove_tlb_entries)(tlb, address, 1)
 static inline void tlb_change_page_size(struct mmu_gather *tlb, unsigned int size) { }
 #define tlb_delay_rmap(tlb) (((tlb)->delayed_rmap = 1), true)
+/* the arch's flush of what a gather collected (asm/tlb.h): the lab's arch */
+#define tlb_flush(tlb) arch->tlb_flush(tlb)
+
+/*
+ * mm/mmu_gather.c's world: batches are host pages; no page poisoning or
+ * init_on_free; one gather per mm at a time (no parallel PTE batching
+ * under a shared mmap_lock in the lab), so none is ever nested.
+ */
+#define GFP_NOWAIT 0
+#define __get_free_page(gfp) ((unsigned long)host_malloc(PAGE_SIZE, "an mmu_gather batch"))
+#define free_pages(addr, order) free((void *)(addr))
+#define page_poisoning_enabled_static() false
+#define want_init_on_free() false
+#define inc_tlb_flush_pending(mm) ((void)(mm))
+#define dec_tlb_flush_pending(mm) ((void)(mm))
+#define mm_tlb_flush_nested(mm) ((void)(mm), false)
 
 /* include/linux/pgtable.h: lazy MMU mode (7.3's names) and per-arch hooks */
 #define lazy_mmu_mode_enable() arch_enter_lazy_mmu_mode()

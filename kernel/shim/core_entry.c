@@ -89,6 +89,9 @@ void __cyg_profile_func_enter(void *fn, void *site)
 	/* the tree's look-around counts its window's young entries (kernel/shim/core.h) */
 	if (fn == (void *)lru_gen_look_around && current->reclaim_state)
 		current->reclaim_state->look_around_tests = 1;
+	/* the gather's flushes, counted where the tree's code makes them */
+	else if (fn == (void *)tlb_flush_mmu)
+		hw_count(EV_gather_flush, 1);
 	if (perf_on && (id = ptelab_frame_of(fn)))
 		perf_enter(id);
 }
@@ -161,4 +164,10 @@ __attribute__((visibility("default"))) const struct mm_core_ops ptelab_core_ops 
 	.move_ptes = ptelab_entry_move_ptes,
 	.madvise_cold_or_pageout_pte_range = madvise_cold_or_pageout_pte_range,
 	.madvise_free_pte_range = madvise_free_pte_range,
+	.tlb_gather_mmu = tlb_gather_mmu,
+	.tlb_gather_mmu_fullmm = tlb_gather_mmu_fullmm,
+	.tlb_finish_mmu = tlb_finish_mmu,
+	.tlb_flush_mmu = tlb_flush_mmu,
+	.tlb_flush_rmaps = tlb_flush_rmaps,
+	.__tlb_remove_folio_pages = __tlb_remove_folio_pages,
 };

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """A kernel backend runs its tree's own core-mm code (kernel/extract.c,
-kernel/core_roots.c): the tree's zap_pte_range, folio_referenced_one,
-try_to_unmap_one, mlock_pte_range, copy_pte_range (fork), change_pte_range
+kernel/core_roots.c): the tree's zap_pte_range and mm/mmu_gather.c,
+folio_referenced_one, try_to_unmap_one, mlock_pte_range, copy_pte_range
+(fork), change_pte_range
 (mprotect), move_ptes (mremap), MGLRU's walk_pte_range and
 lru_gen_look_around, madvise's madvise_free_pte_range and
 madvise_cold_or_pageout_pte_range, and their helpers, extracted by
@@ -280,6 +281,21 @@ def test_612_and_73_core_side_by_side():
     twin = run_json("young-scan", "--size", "16M", "--folio-size", "64K", "--impl", "linux-6.12",
                     "--core", "ref")
     assert twin["events"]["pvmw_step"] == b["events"]["pvmw_step"]
+
+
+@needs_73
+def test_patch_to_mmu_gather_moves_counts(tmp_path):
+    # the tree's gather never takes a batch page beyond its 8-slot bundle:
+    # a full gather must flush every 7 pages (one slot kept for a pair)
+    patched, twin = _patched_and_twin(
+        tmp_path, "mm/mmu_gather.c", "if (tlb->batch_count == MAX_GATHER_BATCH_COUNT)",
+        "if (tlb->batch_count == 0)", "munmap", "--size", "64M", "--folio-size", "4K")
+    e, t = patched["events"], twin["events"]
+    # 16384 pages: 2340 forced flushes of 7, the last 4 at tlb_finish_mmu
+    assert (t["gather_flush"], t["dsb"], t["tlbi_page"]) == (2, 4, 0)
+    assert (e["gather_flush"], e["dsb"], e["tlbi_page"]) == (2341, 4682, 16380)
+    assert patched["modelled_ns"] > twin["modelled_ns"]
+    assert patched["invariants"]["ok"] and twin["invariants"]["ok"]
 
 
 @needs_73
