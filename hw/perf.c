@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The modelled perf profile (perf.h). Frames are names registered once;
- * nodes are (caller node, frame) pairs in a fixed table, found through the
- * caller's child list (few children each; the last one hit is moved to
- * the front). Time is charged in the meter's fixed point and converted to
+ * nodes are (caller node, frame) pairs in a fixed table, found through a
+ * direct-mapped cache of those pairs (perf.h), else the caller's child
+ * list (few children each; the last one hit is moved to the front). Time is charged in the meter's fixed point and converted to
  * ns only at export.
  */
 #include <math.h>
@@ -20,6 +20,7 @@ static const char **frame_names; /* by id - 1 */
 static int nr_frames, cap_frames;
 
 struct perf_node perf_nodes[PERF_MAX_NODES];
+struct perf_child_slot perf_child_cache[PERF_CHILD_SLOTS];
 static int nr_nodes;
 int perf_stack[PERF_MAX_DEPTH];
 int perf_depth;
@@ -72,6 +73,7 @@ void perf_enter_slow(int id)
 	}
 	perf_nodes[n].calls += n != top;
 	perf_stack[perf_depth++] = n;
+	*perf_child_slot(top, id) = (struct perf_child_slot){ top, id, n != top ? n : -1 };
 }
 
 void perf_exit_slow(int id)
@@ -94,6 +96,8 @@ void perf_attach(const struct profile *p, const char *phase)
 	perf_blocked = false;
 	perf_on = false;
 	nr_nodes = 0;
+	/* the nodes are gone: so are the slots naming them */
+	memset(perf_child_cache, 0xff, sizeof(perf_child_cache));
 	snprintf(phase_name, sizeof(phase_name), "%s", phase ? phase : "measured phase");
 }
 

@@ -51,6 +51,25 @@ extern int perf_depth; /* perf_stack[0] is the root while a phase runs */
 extern int perf_lost;  /* frames entered past the stack's end */
 extern u64 perf_last_acc;
 
+/*
+ * The child a (caller node, frame) pair was last found at, direct-mapped:
+ * a caller that alternates between callees (a tree's loop calling its
+ * small helpers in turn) finds each without walking its child list.
+ * A slot whose caller is -1 is empty; node -1: the table was full, the
+ * caller keeps the time (perf_enter_slow's fallback).
+ */
+#define PERF_CHILD_SLOTS 1024
+struct perf_child_slot {
+	int parent, frame, node;
+};
+extern struct perf_child_slot perf_child_cache[PERF_CHILD_SLOTS];
+
+static inline struct perf_child_slot *perf_child_slot(int parent, int frame)
+{
+	return &perf_child_cache[((unsigned int)parent * 61u + (unsigned int)frame) &
+				 (PERF_CHILD_SLOTS - 1)];
+}
+
 int perf_frame_id(const char *name); /* registered on first use */
 void perf_enter_slow(int id);
 void perf_exit_slow(int id);
@@ -65,14 +84,15 @@ static inline void perf_charge(void)
 static inline void perf_enter(int id)
 {
 	if (__builtin_expect(perf_on, 0)) {
-		struct perf_node *top = &perf_nodes[perf_stack[perf_depth - 1]];
-		int c = top->child;
+		int top = perf_stack[perf_depth - 1];
+		struct perf_child_slot *slot = perf_child_slot(top, id);
 
-		/* the same callee as last time from this caller: most calls */
-		if (c && perf_nodes[c].frame == id && !perf_lost && perf_depth < PERF_MAX_DEPTH) {
+		/* a callee this caller entered before: most calls */
+		if (slot->parent == top && slot->frame == id && slot->node > 0 && !perf_lost &&
+		    perf_depth < PERF_MAX_DEPTH) {
 			perf_charge();
-			perf_nodes[c].calls++;
-			perf_stack[perf_depth++] = c;
+			perf_nodes[slot->node].calls++;
+			perf_stack[perf_depth++] = slot->node;
 		} else {
 			perf_enter_slow(id);
 		}

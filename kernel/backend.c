@@ -18,6 +18,7 @@
 #include "hw/host.h"
 #include "hw/interleave.h"
 #include "hw/invariants.h"
+#include "hw/perf.h"
 #include "include/page.h"
 #include "lab/paths.h"
 #include "kernel/backend.h"
@@ -110,11 +111,19 @@ const struct mm_core_ops *kernel_backend_core(const struct arm64_backend *b)
 /* Kernel code called an interposed function: it is the current backend's. */
 static struct kernel_backend *current_kernel(void)
 {
+	/* the last one found: runs select a backend once, its code calls here often */
+	static const struct arm64_backend *last_b;
+	static struct kernel_backend *last_kb;
 	const struct arm64_backend *b = arm64_current_backend();
 
+	if (b && b == last_b)
+		return last_kb;
 	for (int i = 0; i < nr_loaded; i++)
-		if (&loaded[i]->b == b)
+		if (&loaded[i]->b == b) {
+			last_b = b;
+			last_kb = loaded[i];
 			return loaded[i];
+		}
 	hw_violation(VIOL_OTHER, "kernel code ran while backend %s was selected", b ? b->name : "none");
 	return NULL;
 }
@@ -193,9 +202,14 @@ static void gather_own(const struct gather_mark *m, u64 *reads, unsigned long *t
 	claimed_sets += *sets;
 }
 
-/* Gathers are what S4 shortens: count them, the loads, folds and tests inside them. */
+/*
+ * Gathers are what S4 shortens: count them, the loads, folds and tests
+ * inside them. The modelled perf profile sees the tree's own
+ * contpte_ptep_get as a frame (S4's published share is of it).
+ */
 pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 {
+	PERF_FUNC();
 	struct kernel_backend *kb = current_kernel();
 	struct gather_mark m = gather_begin();
 	pte_t pte = kb ? kb->real_ptep_get(ptep, orig_pte) : orig_pte;

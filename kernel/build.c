@@ -580,8 +580,6 @@ int kernel_build_backend(const char *name, const char *tree, char *so_path, size
 		if (sanitize)
 			argv[argc++] = asan_flags[0];
 		argv[argc++] = "-shared";
-		/* the perf frame around the tree's contpte_ptep_get (shim/api.c) */
-		argv[argc++] = "-Wl,--wrap=contpte_ptep_get";
 		argv[argc++] = "-o";
 		argv[argc++] = tmp;
 		for (int i = 0; i < 3; i++)

@@ -164,33 +164,3 @@ const struct pte_api API_NAME = {
 	.ptep_set_access_flags = api_ptep_set_access_flags,
 	.pte_batch_hint = api_pte_batch_hint,
 };
-
-#ifndef PTELAB_API_NOCONT
-/*
- * The modelled perf profile (hw/perf.h) sees the tree's own
- * contpte_ptep_get as a frame (S4's published share is of it): the
- * backend is linked with --wrap=contpte_ptep_get, so the dispatcher's call
- * lands here. Its signature is the same in every tree since 6.9.
- */
-extern bool perf_on;
-int perf_frame_id(const char *name);
-void perf_enter_slow(int id);
-void perf_exit_slow(int id);
-pte_t __real_contpte_ptep_get(pte_t *ptep, pte_t orig_pte);
-pte_t __wrap_contpte_ptep_get(pte_t *ptep, pte_t orig_pte);
-
-pte_t __wrap_contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
-{
-	static int id;
-	pte_t pte;
-
-	if (!perf_on)
-		return __real_contpte_ptep_get(ptep, orig_pte);
-	if (!id)
-		id = perf_frame_id("contpte_ptep_get");
-	perf_enter_slow(id);
-	pte = __real_contpte_ptep_get(ptep, orig_pte);
-	perf_exit_slow(id);
-	return pte;
-}
-#endif
