@@ -32,11 +32,23 @@ struct item {
 	bool taken;
 };
 
+/* A name some item defines (or a boundary name: item -1), chained by hash. */
+struct name_ref {
+	const char *name;
+	size_t len;
+	int item;
+	int next;
+};
+
 struct unit {
 	const struct extract_req *req;
 	char **code;             /* each file's text, comments and strings blanked */
 	struct item *items;
 	int nr_items, cap;
+	/* every name of every item and of the boundary, by hash: take() is O(1) */
+	struct name_ref *refs;
+	int *bucket;             /* first ref of each bucket, -1: none */
+	unsigned int nr_buckets;
 };
 
 static bool ident_char(char c)
@@ -523,34 +535,78 @@ static int parse_file(struct unit *u, int f)
 	return rc;
 }
 
-static bool on_boundary(const struct extract_req *r, const char *s, size_t n)
+static unsigned int name_hash(const char *s, size_t n)
 {
-	for (int i = 0; i < r->nr_boundary; i++)
-		if (strlen(r->boundary[i]) == n && !strncmp(r->boundary[i], s, n))
+	unsigned int h = 2166136261u; /* FNV-1a */
+
+	while (n--)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+static void index_name(struct unit *u, int *nr_refs, const char *name, int item)
+{
+	unsigned int b = name_hash(name, strlen(name)) & (u->nr_buckets - 1);
+
+	u->refs[*nr_refs] = (struct name_ref){ name, strlen(name), item, u->bucket[b] };
+	u->bucket[b] = (*nr_refs)++;
+}
+
+/* The names of every item and of the boundary, hashed (after every file is parsed). */
+static int index_names(struct unit *u)
+{
+	int nr = u->req->nr_boundary, nr_refs = 0;
+
+	for (int i = 0; i < u->nr_items; i++)
+		nr += u->items[i].nr_names;
+	for (u->nr_buckets = 64; u->nr_buckets < 2 * (unsigned int)nr;)
+		u->nr_buckets *= 2;
+	u->refs = malloc((size_t)(nr + 1) * sizeof(*u->refs));
+	u->bucket = malloc(u->nr_buckets * sizeof(*u->bucket));
+	if (!u->refs || !u->bucket)
+		return -1;
+	memset(u->bucket, 0xff, u->nr_buckets * sizeof(*u->bucket));
+	for (int i = 0; i < u->req->nr_boundary; i++)
+		index_name(u, &nr_refs, u->req->boundary[i], -1);
+	/* in reverse, so that each chain lists a name's items in file order */
+	for (int i = u->nr_items - 1; i >= 0; i--)
+		for (int k = u->items[i].nr_names - 1; k >= 0; k--)
+			index_name(u, &nr_refs, u->items[i].names[k], i);
+	return 0;
+}
+
+static int first_ref(const struct unit *u, const char *s, size_t n)
+{
+	return u->bucket[name_hash(s, n) & (u->nr_buckets - 1)];
+}
+
+static bool ref_is(const struct name_ref *r, const char *s, size_t n)
+{
+	return r->len == n && !memcmp(r->name, s, n);
+}
+
+static bool on_boundary(const struct unit *u, const char *s, size_t n)
+{
+	for (int r = first_ref(u, s, n); r >= 0; r = u->refs[r].next)
+		if (u->refs[r].item < 0 && ref_is(&u->refs[r], s, n))
 			return true;
 	return false;
 }
 
-/* Takes every untaken item that defines name (each #if branch's); how many. */
-static int take(struct unit *u, const char *s, size_t n, int *work, int *nr_work)
+/* Takes every untaken item that defines name (each #if branch's). */
+static void take(struct unit *u, const char *s, size_t n, int *work, int *nr_work)
 {
-	int found = 0;
+	for (int r = first_ref(u, s, n); r >= 0; r = u->refs[r].next) {
+		struct item *it;
 
-	for (int i = 0; i < u->nr_items; i++) {
-		struct item *it = &u->items[i];
-
-		for (int k = 0; k < it->nr_names; k++) {
-			if (strlen(it->names[k]) != n || strncmp(it->names[k], s, n))
-				continue;
-			found++;
-			if (!it->taken) {
-				it->taken = true;
-				work[(*nr_work)++] = i;
-			}
-			break;
+		if (u->refs[r].item < 0 || !ref_is(&u->refs[r], s, n))
+			continue;
+		it = &u->items[u->refs[r].item];
+		if (!it->taken) {
+			it->taken = true;
+			work[(*nr_work)++] = u->refs[r].item;
 		}
 	}
-	return found;
 }
 
 /* Every identifier an item uses (not a member after . or ->) that names an item. */
@@ -571,7 +627,7 @@ static void take_uses(struct unit *u, const struct item *it, int *work, int *nr_
 		bool member = q > it->start && (code[q - 1] == '.' ||
 						 (q > it->start + 1 && code[q - 1] == '>' &&
 						  code[q - 2] == '-'));
-		if (!member && !on_boundary(u->req, code + p, len)) {
+		if (!member && !on_boundary(u, code + p, len)) {
 			if ((len == 6 && !strncmp(code + p, "struct", 6)) ||
 			    (len == 5 && !strncmp(code + p, "union", 5)) ||
 			    (len == 4 && !strncmp(code + p, "enum", 4))) {
@@ -580,7 +636,7 @@ static void take_uses(struct unit *u, const struct item *it, int *work, int *nr_
 				while (isspace((unsigned char)code[t]))
 					t++;
 				size_t tl = ident_len(code + t);
-				if (tl && !on_boundary(u->req, code + t, tl)) {
+				if (tl && !on_boundary(u, code + t, tl)) {
 					char tag[160];
 
 					snprintf(tag, sizeof(tag), "%.*s %.*s", (int)len, code + p, (int)tl,
@@ -644,17 +700,16 @@ char *kernel_extract(const struct extract_req *req, int *nr_items, char *err, si
 			goto oom;
 	}
 	work = malloc((size_t)(u.nr_items + 1) * sizeof(*work));
-	if (!work)
+	if (!work || index_names(&u))
 		goto oom;
 	for (int r = 0; r < req->nr_roots; r++) {
 		const char *root = req->roots[r];
-		int before = nr_work;
 		bool func = false;
 
 		take(&u, root, strlen(root), work, &nr_work);
-		for (int i = 0; i < u.nr_items; i++)
-			for (int k = 0; k < u.items[i].nr_names; k++)
-				func |= u.items[i].kind == IT_FUNC && !strcmp(u.items[i].names[k], root);
+		for (int x = first_ref(&u, root, strlen(root)); x >= 0; x = u.refs[x].next)
+			func |= u.refs[x].item >= 0 && ref_is(&u.refs[x], root, strlen(root)) &&
+				u.items[u.refs[x].item].kind == IT_FUNC;
 		if (!func) {
 			struct buf files = { 0 };
 
@@ -664,7 +719,6 @@ char *kernel_extract(const struct extract_req *req, int *nr_items, char *err, si
 			free(files.s);
 			goto out;
 		}
-		(void)before;
 	}
 	for (int w = 0; w < nr_work; w++)
 		take_uses(&u, &u.items[work[w]], work, &nr_work);
@@ -728,6 +782,8 @@ oom:
 out:
 	free(out.s);
 	free(work);
+	free(u.refs);
+	free(u.bucket);
 	for (int i = 0; i < u.nr_items; i++)
 		free_item(&u.items[i]);
 	free(u.items);
