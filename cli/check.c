@@ -334,7 +334,7 @@ static int check_main(int argc, char **argv)
 	bool impl_set = false, campaign_set = false;
 	u64 seqs = 8, seed = 1, timeout = DEFAULT_TIMEOUT_S, budget_s = 0, shard_k = 0, shard_n = 1;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
-	bool timeout_set = false, seqs_set = false, json = false, explore = false;
+	bool timeout_set = false, seqs_set = false, json = false, explore = false, first = false;
 	int bad = 0, nr_specs = 0, rc = 0;
 	char err[512];
 
@@ -350,12 +350,16 @@ static int check_main(int argc, char **argv)
 			explore = true;
 			continue;
 		}
+		if (!strcmp(a, "--first")) {
+			first = true;
+			continue;
+		}
 		if (!strcmp(a, "--sanitize"))
 			continue; /* handled in main */
 		if (!v || strncmp(a, "--", 2)) {
 			fprintf(stderr, "ptelab: error: check takes --impl, --arch, --explore, --diff A,B, "
 					"--sequences, --seed, --time, --jobs, --shard K/N, --timeout, --sanitize, --core, "
-					"--bisect, --json\n");
+					"--first, --bisect, --json\n");
 			return 2;
 		}
 		i++;
@@ -411,9 +415,9 @@ static int check_main(int argc, char **argv)
 		}
 	}
 	if (diff) {
-		if (impl_set || explore || campaign_set) {
+		if (impl_set || explore || campaign_set || first) {
 			fprintf(stderr, "ptelab: error: --diff A,B names the two backends itself and runs "
-				"on one core: drop --impl, --explore, --time, --jobs and --shard\n");
+				"on one core: drop --impl, --explore, --first, --time, --jobs and --shard\n");
 			return 2;
 		}
 		return cmd_check_diff(diff, arch_name, seqs, seed, timeout, timeout_set, json);
@@ -557,6 +561,9 @@ static int check_main(int argc, char **argv)
 
 			findings += !ur.ok && !rows[c].failed;
 			row_add(&rows[c], &ur);
+			/* --first: the verdict is known; what is running finishes, nothing starts */
+			if (first && !ur.ok)
+				stopping = true;
 			for (int op = 0; op < NR_PTE_OPS; op++)
 				for (int k = 0; k < 2; k++)
 					calls[impl_of(names, nr, specs[c].p.impl)][op][k] += ur.calls[op][k];
@@ -597,8 +604,8 @@ static int check_main(int argc, char **argv)
 		return rc;
 	double wall = now_s() - start;
 
-	/* each failing configuration: its first failing sequence, shrunk */
-	for (int i = 0, minimised = 0; i < nr_specs && minimised < MINIMISE_ROWS; i++) {
+	/* each failing configuration: its first failing sequence, shrunk (not with --first) */
+	for (int i = 0, minimised = 0; !first && i < nr_specs && minimised < MINIMISE_ROWS; i++) {
 		struct run_spec s;
 		struct run_out *o;
 
@@ -614,8 +621,13 @@ static int check_main(int argc, char **argv)
 		minimised++;
 	}
 
+	/* the impl column as wide as the longest name (a tree's path), whole */
+	int iw = 4;
+
+	for (int i = 0; i < nr; i++)
+		iw = max(iw, (int)strlen(names[i]));
 	if (!json)
-		printf("%-24s %-12s %-12s %8s %10s %s\n", "impl", "machine", "hw policy", "folio",
+		printf("%-*s %-12s %-12s %8s %10s %s\n", iw, "impl", "machine", "hw policy", "folio",
 		       "violations", "first one");
 	for (int i = 0; i < nr_specs; i++) {
 		struct run_spec *s = &specs[i], rs;
@@ -669,22 +681,22 @@ static int check_main(int argc, char **argv)
 			snprintf(count, sizeof(count), "not run");
 		else
 			snprintf(count, sizeof(count), "%llu", (unsigned long long)r->viol_total);
-		printf("%-24.24s %-12s %-12s %7lluK %10s %s\n", s->p.impl, machines[machine_of[i]].name,
+		printf("%-*s %-12s %-12s %7lluK %10s %s\n", iw, s->p.impl, machines[machine_of[i]].name,
 		       policies[s->p.policy], (unsigned long long)(s->p.folio_size >> 10), count, r->msg);
 		for (int k = 0; k < NR_KNOWN_FINDINGS; k++)
 			if (r->known[k])
-				printf("%-24s known kernel finding %s: %llu (%s)\n", "", hw_known_findings[k].id,
+				printf("%-*s known kernel finding %s: %llu (%s)\n", iw, "", hw_known_findings[k].id,
 				       (unsigned long long)r->known[k],
 				       strchr(r->known_msg, ' ') ? strchr(r->known_msg, ' ') + 1 : r->known_msg);
 		if (r->failed) {
-			printf("%-24s reproduce: %s\n", "", repro);
+			printf("%-*s reproduce: %s\n", iw, "", repro);
 			if (r->trace[0]) {
 				const char *t = r->trace;
 
 				while (*t) {
 					size_t n = strcspn(t, "\n");
 
-					printf("%-24s %.*s\n", "", (int)n, t);
+					printf("%-*s %.*s\n", iw, "", (int)n, t);
 					t += n + (t[n] == '\n');
 				}
 			}
@@ -806,9 +818,10 @@ static int check_main(int argc, char **argv)
 		if (bad)
 			printf("invariants VIOLATED\n");
 		if (not_run)
-			printf("%s%d of %d configurations did not run all their work (the --time "
-			       "budget ran out): their rows say \"not run\" or cover less\n",
-			       bad ? "" : "INCOMPLETE: ", not_run, nr_specs);
+			printf("%s%d of %d configurations did not run all their work (%s): their "
+			       "rows say \"not run\" or cover less\n", bad ? "" : "INCOMPLETE: ",
+			       not_run, nr_specs, first && bad ? "--first stopped at the first failing "
+			       "one" : "the --time budget ran out");
 		if (!all_called)
 			printf("%ssome operations were never called: check is blind to them\n",
 			       bad || not_run ? "" : "INCOMPLETE: ");

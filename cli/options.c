@@ -99,6 +99,9 @@ static const struct cli_opt check_opts[] = {
 	{ "core", "CORE", "whose core-mm code a kernel backend runs: tree or ref", "tree", 0,
 	  "tree ref" },
 	{ "sanitize", NULL, "build kernel backends with AddressSanitizer", NULL, 0, NULL },
+	{ "first", NULL, "stop at the first failing configuration: no new work is started, its "
+	  "sequence is not minimised, the rows not run say so (for mutation sweeps and bisects; "
+	  "a clean verdict still runs everything)", NULL, 0, NULL },
 	{ "bisect", NULL, "exit as git bisect run expects: 0 clean, 1 violated, 125 (skip) for a "
 	  "tree that does not build or extract or an incomplete verdict, 255 (stop) otherwise",
 	  NULL, 0, NULL },

@@ -108,16 +108,18 @@ void kbuild_log_append(char **all, size_t *len, const char *what, const char *ou
 void kbuild_report_warnings(const char *name, const char *tree, const char *log,
 			    const char *log_path)
 {
-	size_t tlen = strlen(tree);
+	size_t tlen = tree ? strlen(tree) : 0;
 	int n = 0;
 	char first[240] = "";
 
 	for (const char *l = log; l && *l;) {
 		const char *end = strchr(l, '\n');
 		size_t len = end ? (size_t)(end - l) : strlen(l);
+		/* the tree's lines: under its path, or named relative to it (NULL) */
+		bool kernel = tree ? !strncmp(l, tree, tlen) : l[0] != '/';
 
-		if (!strncmp(l, tree, tlen) && memmem(l, len, ": warning: ", 11)) {
-			size_t skip = tlen + (l[tlen] == '/');
+		if (kernel && memmem(l, len, ": warning: ", 11)) {
+			size_t skip = tree ? tlen + (l[tlen] == '/') : 0;
 
 			if (!n++)
 				snprintf(first, sizeof(first), "%.*s",

@@ -42,6 +42,7 @@ u64 kbuild_hash(u64 h, const char *s);
 u64 kbuild_compiler_identity(u64 h, const char *cc);
 void kbuild_first_error(const char *log, char *out, size_t n);
 void kbuild_log_append(char **all, size_t *len, const char *what, const char *out);
+/* warnings in the tree's files: lines under tree, or (tree NULL) named relative to it */
 void kbuild_report_warnings(const char *name, const char *tree, const char *log,
 			    const char *log_path);
 bool kbuild_deps_unchanged(const char *so);

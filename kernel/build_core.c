@@ -60,7 +60,13 @@ static char *core_unit(const char *tree, const char *version, char *err, size_t 
 				 "with --core ref", version, tree, core_files[f].path);
 			goto out;
 		}
-		files[f] = (struct extract_file){ core_files[f].path, paths[f], texts[f],
+		/*
+		 * #line names the file as the tree does ("mm/memory.c"), not by
+		 * where it is: trees whose core-mm text is the same (a copy of
+		 * one whose arch code is patched, a mutant of contpte.c) share
+		 * one object.
+		 */
+		files[f] = (struct extract_file){ core_files[f].path, core_files[f].path, texts[f],
 						  core_files[f].only };
 	}
 	nr_roots = core_names(roots, 64, boundary, 256, &nr_boundary);
@@ -89,9 +95,21 @@ out:
 	return out;
 }
 
+/* Whether a compiler line is placed in one of the tree's files ("mm/memory.c:12:..."). */
+static bool in_tree_file(const char *line)
+{
+	for (unsigned int f = 0; f < nr_core_files; f++) {
+		size_t n = strlen(core_files[f].path);
+
+		if (!strncmp(line, core_files[f].path, n) && line[n] == ':')
+			return true;
+	}
+	return false;
+}
+
 /*
- * The compiler's first error as the tree's file sees it: the path made
- * relative to the tree, and the function it is in (gcc's "In function"
+ * The compiler's first error as the tree's file sees it: the path as the
+ * tree names it (the unit's #line says so), and the function it is in (gcc's "In function"
  * line before it, the unit's renaming undone).
  */
 static void core_first_error(const char *log, const char *tree, char *out, size_t n)
@@ -130,14 +148,14 @@ static void core_first_error(const char *log, const char *tree, char *out, size_
 	 * An error in a renamed name is placed at the unit's #define: the
 	 * tree's own place is the "in expansion of macro" note that follows.
 	 */
-	if (strncmp(start, tree, tlen)) {
+	if (!in_tree_file(start)) {
 		const char *next = strstr(e + 1, ": error: ");
 
 		for (const char *l = end; l && *l && (!next || l < next); l = strchr(l + 1, '\n')) {
 			const char *line = l + 1, *note = strstr(line, ": note: in expansion of macro");
 			const char *eol = strchr(line, '\n');
 
-			if (note && (!eol || note < eol) && !strncmp(line, tree, tlen)) {
+			if (note && (!eol || note < eol) && in_tree_file(line)) {
 				loc = line;
 				loc_len = (int)(note - line);
 				break;
@@ -166,7 +184,7 @@ static void core_first_error(const char *log, const char *tree, char *out, size_
 int kernel_build_core(const char *name, const char *tree, char *so_path, size_t so_len,
 		      char *err, size_t errlen)
 {
-	char version[32], *unit, safe[80];
+	char version[32], *unit;
 	int v, p, s, rc = -1;
 
 	if (kbuild_tree_version(tree, &v, &p, &s, version)) {
@@ -177,7 +195,6 @@ int kernel_build_core(const char *name, const char *tree, char *so_path, size_t 
 	unit = core_unit(tree, version, err, errlen);
 	if (!unit)
 		return -1;
-	kbuild_safe_name(name, safe, sizeof(safe));
 
 	char cc_buf[512], *argv[64], kver[48], krel[64], inc_lab[PATH_MAX + 8], excl[6 * PATH_MAX],
 		shim_h[PATH_MAX + 32], src[PATH_MAX + 160], obj[PATH_MAX + 160], dep[PATH_MAX + 160],
@@ -225,10 +242,11 @@ int kernel_build_core(const char *name, const char *tree, char *so_path, size_t 
 	argv[argc++] = "-include";
 	argv[argc++] = shim_h;
 
-	u64 h = kbuild_hash(kbuild_hash(0xcbf29ce484222325ULL, unit), tree);
+	/* named by its text, not by its tree: see core_unit() */
+	u64 h = kbuild_hash(0xcbf29ce484222325ULL, unit);
 	char stem[96];
 
-	snprintf(stem, sizeof(stem), "%.60s-core%s", safe, san ? "-asan" : "");
+	snprintf(stem, sizeof(stem), "core-%.40s%s", version, san ? "-asan" : "");
 	if (kbuild_cached(h, argv, argc, cc_words, stem, so_path, so_len)) {
 		rc = 0;
 		goto out;
@@ -303,7 +321,8 @@ int kernel_build_core(const char *name, const char *tree, char *so_path, size_t 
 		goto out_log;
 	}
 	rc = 0;
-	kbuild_report_warnings(name, tree, all_log, log_path);
+	/* the unit's #line names the tree's files relative to it */
+	kbuild_report_warnings(name, NULL, all_log, log_path);
 out_log:
 	free(log);
 	free(all_log);

@@ -9,8 +9,12 @@ copy of the tree, runs `ptelab check --impl tree:COPY` on it and says, per
 mutant, whether check caught it (the finding's kinds), whether it survived,
 whether it did not compile (stillborn: the compiler caught it, not check),
 or whether check could not judge it (error: ptelab's own code outran
---timeout). The unmutated tree is checked first and must pass. A survivor is either a blind spot of check or an equivalent mutant
-(same behaviour as the original); the list of survivors is what to read.
+--timeout). The unmutated tree is checked first and must pass; its mean
+unit time sets the mutants' hang timeout (100 times it, 5 to 60 s) unless
+--timeout does. Each check stops at its first failing configuration
+(check --first). A survivor is either a blind spot of check or an
+equivalent mutant (same behaviour as the original); the list of survivors
+is what to read.
 
     tools/mutate.py --tree PATH [--ptelab PATH] [--sequences N]
                     [--only OP[,OP...]] [--functions F[,F...]]
@@ -34,6 +38,7 @@ Exit status: 0 all ran, 2 bad input (or the tree itself fails check).
 import argparse
 import glob
 import json
+import math
 import os
 import re
 import shutil
@@ -214,30 +219,41 @@ def listing(dirs):
     return {os.path.join(d, f) for d in dirs if os.path.isdir(d) for f in os.listdir(d)}
 
 
-def check(ptelab, tree, sequences, timeout, budget, explore=False):
-    """Run check on TREE: (verdict, kinds). Verdicts: killed, survived,
-    stillborn (does not compile), error (check could not judge it, e.g.
-    ptelab's own code outran --timeout). explore: then check --explore
-    on what survived."""
-    verdict, kinds = check_once(ptelab, tree, ["--sequences", str(sequences),
-                                               "--time", str(budget)], timeout)
+def check(ptelab, tree, sequences, timeout, budget, explore=False, explore_timeout=None):
+    """Run check on TREE: (verdict, kinds, summary). Verdicts: killed,
+    survived, stillborn (does not compile), error (check could not judge it,
+    e.g. ptelab's own code outran --timeout). explore: then check --explore
+    on what survived (its units with explore_timeout)."""
+    verdict, kinds, summary = check_once(ptelab, tree, ["--sequences", str(sequences),
+                                                        "--time", str(budget)], timeout)
     if explore and verdict == "survived":
-        verdict, kinds = check_once(ptelab, tree, ["--explore"], timeout)
-    return verdict, kinds
+        verdict, kinds, _ = check_once(ptelab, tree, ["--explore"], explore_timeout or timeout)
+    return verdict, kinds, summary
+
+
+def hang_timeout(summary, limit):
+    """A unit's timeout for the mutants, from the tree's own clean check:
+    100 times its mean unit's CPU time, at least 5 s, at most limit (a
+    mutant that makes a unit that much slower loops as a hang would)."""
+    units, cpu = summary.get("units") or 0, summary.get("cpu_seconds") or 0
+    if not units or not cpu:
+        return limit
+    return max(5, min(limit, math.ceil(100 * cpu / units)))
 
 
 def check_once(ptelab, tree, how, timeout):
-    p = subprocess.run([ptelab, "check", "--impl", f"tree:{tree}", *how,
+    # --first: a mutant is killed by its first failing configuration
+    p = subprocess.run([ptelab, "check", "--impl", f"tree:{tree}", *how, "--first",
                         "--timeout", str(timeout), "--json"],
                        capture_output=True, text=True)
     if p.returncode not in (0, 1):
         last = (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1]
         if "does not compile" in last:
-            return "stillborn", [last.split(": error: ", 1)[-1][:200]]
+            return "stillborn", [last.split(": error: ", 1)[-1][:200]], {}
         if "--timeout" in last:
-            return "error", [last.split(": error: ", 1)[-1][:200]]
+            return "error", [last.split(": error: ", 1)[-1][:200]], {}
         raise Fail(last)
-    kinds = set()
+    kinds, blind, summary = set(), False, {}
     for line in p.stdout.splitlines():
         try:
             rec = json.loads(line)
@@ -247,14 +263,17 @@ def check_once(ptelab, tree, how, timeout):
         if row:
             kinds.update(k for k, n in row.get("counts", {}).items() if n)
         if s:
+            summary = s
             kinds.update(f.get("kind", "finding") for f in s.get("findings", []))
-            if not s.get("all_called", True):
-                kinds.add("op_never_called")
+            blind = not s.get("all_called", True)
+    # an op never called counts only when nothing failed (--first stops before every op ran)
+    if blind and not kinds:
+        kinds.add("op_never_called")
     if p.returncode == 0 and not kinds:
-        return "survived", []
+        return "survived", [], summary
     if not kinds:
         kinds.add(f"exit {p.returncode}")
-    return "killed", sorted(kinds)
+    return "killed", sorted(kinds), summary
 
 
 def sweep(a, ms, ids):
@@ -262,6 +281,7 @@ def sweep(a, ms, ids):
     tally = {"killed": 0, "survived": 0, "stillborn": 0, "error": 0}
     tty = sys.stderr.isatty()
     dirs = backend_dirs(a.ptelab)
+    timeout = a.timeout or 60  # the tree's own check; its mutants' from it (hang_timeout)
     with tempfile.TemporaryDirectory(prefix="ptelab-mutate-") as tmp:
         t0 = time.time()
         for done, k in enumerate([None] + ids):
@@ -275,8 +295,8 @@ def sweep(a, ms, ids):
                     f.write(text)
             before = listing(dirs)
             try:
-                verdict, kinds = check(a.ptelab, tree, a.sequences, a.timeout, a.time,
-                                       a.explore)
+                verdict, kinds, summary = check(a.ptelab, tree, a.sequences, timeout, a.time,
+                                                a.explore, a.timeout or 60)
             finally:
                 shutil.rmtree(tree)
                 # each copy's backend build is used once: drop it
@@ -288,6 +308,8 @@ def sweep(a, ms, ids):
                 if verdict != "survived":
                     raise Fail(f"{a.tree} itself does not pass check ({verdict}: "
                                f"{', '.join(kinds)}): mutants of it tell nothing")
+                if not a.timeout:
+                    timeout = hang_timeout(summary, 60)
                 continue
             tally[verdict] += 1
             rec = {"id": k, "op": op, "function": fn, "line": ln,
@@ -311,8 +333,9 @@ def main(argv=None):
     ap.add_argument("--tree", required=True)
     ap.add_argument("--ptelab", default=os.path.join(ROOT, "ptelab"))
     ap.add_argument("--sequences", type=int, default=4)
-    ap.add_argument("--timeout", type=int, default=60,
-                    help="seconds a check unit may take (a hang is a finding)")
+    ap.add_argument("--timeout", type=int, default=0,
+                    help="seconds a check unit may take (a hang is a finding); default: "
+                         "100 times the tree's own mean unit, 5 to 60 s")
     ap.add_argument("--time", type=int, default=60,
                     help="check's budget per mutant: no new work after it")
     ap.add_argument("--only", default=",".join(OPERATORS))

@@ -156,11 +156,12 @@ def test_core_that_does_not_compile_is_one_line(tmp_path):
     assert " mm/memory.c:" in err and "ptelab_no_such_helper" in err
     assert "(in zap_present_ptes)" in err and "--core ref" in err
     assert p.stdout == ""
-    # the log is kept, and the unit beside it, its lines the tree's
+    # the log is kept, and the unit beside it, its lines the tree's files' (named as in
+    # the tree: trees with the same core-mm text share one object)
     log = Path(err.split("(compiler log: ")[1].rstrip(")"))
     unit = log.with_suffix(".unit.c")
     assert log.is_file() and "ptelab_no_such_helper" in log.read_text()
-    assert unit.is_file() and f'"{tree}/mm/memory.c"' in unit.read_text()
+    assert unit.is_file() and '#line 1' in unit.read_text() and '"mm/memory.c"\n' in unit.read_text()
     # the tree's arch code alone still runs
     q = ptelab("run", "munmap", "--impl", f"tree:{tree}", "--size", "16M", "--core", "ref")
     assert q.returncode == 0, q.stderr
@@ -635,3 +636,25 @@ def test_an_error_in_a_renamed_name_is_placed_in_the_tree(tmp_path):
     err = p.stderr.strip().splitlines()[-1]
     assert "shim: mm/memory.c:" in err and "before ‘zap_pte_range’" in err, err
     assert "__ptelab_tree_" not in err
+
+
+@needs_73
+def test_check_first_stops_at_the_first_failing_configuration(tmp_path):
+    """--first: a verdict as soon as one configuration fails: no new work, no
+    minimising, the configurations not run say so; the same verdict and exit."""
+    path, old, new, _ = UPGRADES["mprotect-exclusive"]
+    tree = _copy(tmp_path)
+    _patch(tree, old, new, path)
+    p = ptelab("check", "--impl", f"tree:{tree}", "--sequences", "2", "--first", "--jobs", "1",
+               "--json", timeout=900)
+    assert p.returncode == 1, p.stderr[-2000:]
+    lines = [json.loads(l) for l in p.stdout.splitlines()]
+    rows = [l["row"] for l in lines if "row" in l]
+    summary = next(l["summary"] for l in lines if "summary" in l)
+    failed = [r for r in rows if r["violations"]]
+    assert failed and all(r["trace"] is None for r in failed)  # not minimised
+    assert summary["verdict"] == "violated" and summary["configurations_not_run"] > 0
+    assert sum(not r["ran"] for r in rows) > len(rows) // 2
+    # without it, every configuration runs, and the first failing ones are minimised
+    full = _check_rows(tree, 2)
+    assert all(r["ran"] for r in full) and any(r["trace"] for r in full)
