@@ -760,11 +760,11 @@ static int check_main(int argc, char **argv)
 			known_rows[k] += rows[i].known[k] > 0;
 		}
 	if (json) {
-		printf("{\"summary\": {\"ops\": %llu, \"sequences\": %llu, \"units\": %llu, "
+		printf("{\"summary\": {\"schema\": %d, \"ops\": %llu, \"sequences\": %llu, \"units\": %llu, "
 		       "\"seconds\": %.3f, \"cpu_seconds\": %.3f, \"jobs\": %ld, "
 		       "\"ops_per_s_per_core\": %.0f, \"shard\": \"%llu/%llu\", \"findings\": [",
-		       (unsigned long long)ops, (unsigned long long)nseqs, (unsigned long long)done,
-		       wall, cpu_s, jobs, per_core, (unsigned long long)shard_k + 1,
+		       PTELAB_JSON_SCHEMA, (unsigned long long)ops, (unsigned long long)nseqs,
+		       (unsigned long long)done, wall, cpu_s, jobs, per_core, (unsigned long long)shard_k + 1,
 		       (unsigned long long)shard_n);
 		for (int i = 0, n = 0; i < nr_specs; i++) {
 			struct run_spec rs;

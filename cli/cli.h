@@ -83,6 +83,12 @@ int run_spec_validate(struct run_spec *s, char *err, size_t errlen);
  * or -1 with a one-line reason in err (bad input, host out of memory).
  */
 int run_spec_execute(struct run_spec *s, struct run_out *o, char *err, size_t errlen);
+/*
+ * The version of the JSON shapes run, reproduce and check print (README,
+ * "Reading the JSON"): raised when a key changes meaning or goes away,
+ * not when one is added.
+ */
+#define PTELAB_JSON_SCHEMA 1
 void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o);
 /* str as a JSON string, quoted and escaped */
 void json_string(FILE *f, const char *str);

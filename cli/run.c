@@ -692,7 +692,8 @@ void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o)
 
 	char prov[PATH_MAX + 512];
 
-	fprintf(f, "{\"workload\": ");
+	/* the shape of this object: README's "Reading the JSON" documents each key of it */
+	fprintf(f, "{\"schema\": %d, \"workload\": ", PTELAB_JSON_SCHEMA);
 	json_str(f, s->w->name);
 	fprintf(f, ", \"arch\": ");
 	json_str(f, p->arch);

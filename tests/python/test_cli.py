@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The ptelab command line: bad input, the JSON contract, the S5 claims."""
 import json
+import re
 
 import pytest
 
@@ -486,3 +487,29 @@ def test_readme_exit_status_table_is_the_one_every_command_uses(ptelab):
     assert text.count("| status | meaning |") == 1
     assert ptelab("run", "munmap", "--size", "4M").returncode == 0
     assert ptelab("run", "munmap", "--size", "4Q").returncode == 2
+
+
+def _documented_json_keys():
+    """The keys README's "Reading the JSON" table names in its first column."""
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Reading the JSON", 1)[1].split("\n## ", 1)[0]
+    keys = set()
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            keys.update(re.findall(r"`([a-z_]+)`", line.split("|")[1]))
+    return keys
+
+
+def test_every_json_key_is_documented(ptelab):
+    """run --json's objects: a schema version, and no key README does not explain
+    (a plain run, one with its perf profile, S3's guest with kswapd's profiles)."""
+    docs = _documented_json_keys()
+    runs = [ptelab("run", "munmap", "--size", "16M", "--json", check_json=True),
+            ptelab("run", "young-scan", "--size", "16M", "--json", "--no-perf", check_json=True),
+            ptelab("run", "max-guest-memory", "--size", "250M", "--host-memory", "250M",
+                   "--folio-size", "64K", "--json", check_json=True)]
+    for r in runs:
+        assert r["schema"] == 1
+        missing = set(r) - docs
+        assert not missing, f"{r['workload']}: keys README does not document: {sorted(missing)}"
+    assert {"kswapd_profile", "kswapd_folio_referenced_branch", "perf_tree"} <= set(runs[0]) | set(runs[2])
