@@ -71,8 +71,9 @@ $(B)/pydeps.stamp: $(PYREQS)
 		{ echo "make: cannot install $(PYREQS) into $(B)/pydeps (pip, network?)" >&2; exit 1; }
 	@touch $@
 
+# make check T=GLOB: only the suites whose name matches (tests/run_all.sh --only)
 check: ptelab $(TEST_BINS) $(B)/san/ptelab $(B)/pydeps.stamp
-	@tests/run_all.sh $(TEST_BINS)
+	@tests/run_all.sh $(if $(T),--only '$(T)') $(TEST_BINS)
 
 clean:
 	rm -rf $(B) ptelab

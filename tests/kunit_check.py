@@ -18,7 +18,11 @@ from pathlib import Path
 
 def main():
     doc = Path(sys.argv[1]).read_text()
-    kunit = next((Path(t) / "tools/testing/kunit" for t in sys.argv[2:]
+    # the newest fetched tree's parser (linux-6.12 sorts before linux-7.3 by name alone)
+    def version(t):
+        return tuple(int(x) for x in re.findall(r"\d+", Path(t).name)) or (0,)
+    trees = sorted(sys.argv[2:], key=version, reverse=True)
+    kunit = next((Path(t) / "tools/testing/kunit" for t in trees
                   if (Path(t) / "tools/testing/kunit/kunit_parser.py").exists()), None)
     if not kunit:
         print("# kunit_parser.py: SKIP, no fetched kernel tree has tools/testing/kunit")

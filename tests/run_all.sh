@@ -9,13 +9,42 @@
 # the plain "N passed, N failed, N skipped" line last. Exit status 0 only
 # if nothing failed.
 #
-#     tests/run_all.sh [--no-python] TEST_BINARY...
+#     tests/run_all.sh [--no-python] [--only GLOB] TEST_BINARY...
+#
+# --only GLOB (make check T=GLOB): the suites whose name matches, C test
+# binaries by name (test_zap: "zap") and the Python test files by name
+# (tests/python/test_core.py: "core"), as one "python" suite.
 set -u
 cd "$(dirname "$0")/.."
-python=1
-if [ "${1:-}" = "--no-python" ]; then
-	python=0
-	shift
+python=1 only=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--no-python) python=0; shift ;;
+	--only) only=${2:-}; shift 2 ;;
+	*) break ;;
+	esac
+done
+pyfiles=(tests/python)
+if [ -n "$only" ]; then
+	bins=()
+	for t in "$@"; do
+		name=$(basename "$t")
+		# shellcheck disable=SC2053 # a glob on purpose
+		[[ ${name#test_} == $only ]] && bins+=("$t")
+	done
+	set -- "${bins[@]+"${bins[@]}"}"
+	pyfiles=()
+	for f in tests/python/test_*.py; do
+		name=$(basename "$f" .py)
+		# shellcheck disable=SC2053
+		[[ ${name#test_} == $only ]] && pyfiles+=("$f")
+	done
+	[ ${#pyfiles[@]} -eq 0 ] && python=0
+	if [ $# -eq 0 ] && [ "$python" -eq 0 ]; then
+		echo "run_all.sh: no test suite matches '$only' (C: $(cd build/san/tests 2>/dev/null && \
+			ls | sed 's/^test_//' | tr '\n' ' '); Python: tests/python/test_*.py)" >&2
+		exit 2
+	fi
 fi
 P=0 F=0 S=0 T=0
 tmp=$(mktemp -d)
@@ -75,7 +104,7 @@ if [ "$python" -eq 1 ]; then
 	if command -v python3 >/dev/null && python3 -c 'import pytest' 2>/dev/null; then
 		mkdir -p build
 		rm -f build/pytest.xml
-		python3 -m pytest -q -p no:cacheprovider --junitxml=build/pytest.xml tests/python \
+		python3 -m pytest -q -p no:cacheprovider --junitxml=build/pytest.xml "${pyfiles[@]}" \
 			>build/pytest.log 2>&1
 		python3 tests/pytest_ktap.py build/pytest.xml "$k" build/pytest.log >"$tmp/py"
 		cat "$tmp/py"

@@ -148,3 +148,17 @@ line 2</failure></testcase>
         "    # boom", "    # trace", "    # line 2", "    not ok 2 test_a.test_bad",
         "    ok 3 test_b.test_skip # SKIP needs # a tree",
         "# python: pass:1 fail:1 skip:1 total:3", "not ok 7 python"]
+
+
+def test_only_runs_the_suites_a_glob_names():
+    """make check T=GLOB (run_all.sh --only): C suites and Python test files by
+    name; a glob nothing matches is an error naming what there is."""
+    if not C_TESTS:
+        pytest.skip("the C tests are not built (make check builds them)")
+    p = run_all("--no-python", "--only", "z*", *C_TESTS)
+    assert p.returncode == 0, p.stdout[-3000:]
+    lines = p.stdout.splitlines()
+    assert lines[1] == "1..1" and "ok 1 zap" in lines
+    q = run_all("--only", "nosuch", *C_TESTS)
+    assert q.returncode == 2 and "no test suite matches 'nosuch'" in q.stderr
+    assert " zap " in q.stderr and q.stdout == ""
