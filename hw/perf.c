@@ -3,8 +3,9 @@
  * The modelled perf profile (perf.h). Frames are names registered once;
  * nodes are (caller node, frame) pairs in a fixed table, found through a
  * direct-mapped cache of those pairs (perf.h), else the caller's child
- * list (few children each; the last one hit is moved to the front). Time is charged in the meter's fixed point and converted to
- * ns only at export.
+ * list (few children each; the last one hit is moved to the front).
+ * Time is charged in the meter's fixed point and converted to ns only at
+ * export.
  */
 #include <math.h>
 #include <stdio.h>

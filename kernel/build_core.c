@@ -109,14 +109,13 @@ static bool in_tree_file(const char *line)
 
 /*
  * The compiler's first error as the tree's file sees it: the path as the
- * tree names it (the unit's #line says so), and the function it is in (gcc's "In function"
- * line before it, the unit's renaming undone).
+ * tree names it (the unit's #line says so), and the function it is in
+ * (gcc's "In function" line before it, the unit's renaming undone).
  */
-static void core_first_error(const char *log, const char *tree, char *out, size_t n)
+static void core_first_error(const char *log, char *out, size_t n)
 {
 	const char *e = strstr(log, ": error: "), *start, *fn = NULL;
 	char func[128] = "";
-	size_t tlen = strlen(tree);
 
 	if (!e) {
 		kbuild_first_error(log, out, n);
@@ -161,10 +160,6 @@ static void core_first_error(const char *log, const char *tree, char *out, size_
 				break;
 			}
 		}
-	}
-	if (!strncmp(loc, tree, tlen) && loc[tlen] == '/') {
-		loc += tlen + 1;
-		loc_len -= (int)tlen + 1;
 	}
 	/* the message in the tree's names: the unit's renaming undone */
 	char text[320];
@@ -303,8 +298,8 @@ int kernel_build_core(const char *name, const char *tree, char *so_path, size_t 
 			snprintf(line, sizeof(line), "cannot run the compiler '%s': %s (set CC to a C compiler)",
 				 argv[0], strerror(errno));
 		else if (log)
-			core_first_error(log, tree, line, sizeof(line));
-		/* the unit the log's lines refer to, kept beside it under one name per backend */
+			core_first_error(log, line, sizeof(line));
+		/* the unit the log's lines refer to, kept beside it under the object's name */
 		snprintf(kept, sizeof(kept), "%s.unit.c", so_path);
 		rename(src, kept);
 		kernel_tree_untestable = true;
