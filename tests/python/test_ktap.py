@@ -162,3 +162,21 @@ def test_only_runs_the_suites_a_glob_names():
     q = run_all("--only", "nosuch", *C_TESTS)
     assert q.returncode == 2 and "no test suite matches 'nosuch'" in q.stderr
     assert " zap " in q.stderr and q.stdout == ""
+
+
+def test_the_newest_fetched_trees_parser_reads_the_document(document):
+    """kunit_check.py takes the newest tree that has tools/testing/kunit, whatever
+    the order it is given them in (linux-6.12 sorts first by name)."""
+    trees = sorted(str(p) for p in (ROOT / "build" / "kernels").glob("linux-*")
+                   if (p / "tools" / "testing" / "kunit" / "kunit_parser.py").exists())
+    if len(trees) < 2:
+        pytest.skip("needs two fetched trees with tools/testing/kunit")
+    newest = max(trees, key=lambda t: tuple(int(x) for x in re.findall(r"\d+", Path(t).name)))
+    doc = Path(os.environ.get("TMPDIR", "/tmp")) / f"ptelab-ktap-new-{os.getpid()}.txt"
+    try:
+        doc.write_text(document)
+        p = subprocess.run([sys.executable, str(ROOT / "tests" / "kunit_check.py"), str(doc),
+                            *trees], capture_output=True, text=True)
+        assert p.returncode == 0 and f"({Path(newest).name})" in p.stdout, p.stdout
+    finally:
+        doc.unlink(missing_ok=True)

@@ -79,6 +79,15 @@ def test_only_and_functions_select():
     assert mutate.mutants(SNIPPET, mutate.OPERATORS, {"contpte_ptep_get"}) == []
 
 
+def test_hang_timeout_follows_the_trees_own_units():
+    """Mutants' units time out at 100x the tree's mean unit CPU time, 5 s to the limit."""
+    assert mutate.hang_timeout({"units": 80, "cpu_seconds": 4.0}, 60) == 5
+    assert mutate.hang_timeout({"units": 10, "cpu_seconds": 3.0}, 60) == 30
+    assert mutate.hang_timeout({"units": 10, "cpu_seconds": 30.0}, 60) == 60
+    # no figures from the tree's check: the limit
+    assert mutate.hang_timeout({}, 60) == 60
+
+
 def test_bad_input_is_one_error_line(tmp_path):
     cases = [["--tree", str(tmp_path)], ["--tree", str(tmp_path), "--only", "swap"]]
     if KERNEL.is_dir():
