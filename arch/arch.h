@@ -82,5 +82,7 @@ struct arm64_backend;
 extern const struct arm64_backend arm64_ref_backend;
 void arm64_use_backend(const struct arm64_backend *b);
 const struct pte_api *arm64_backend_api(void);
+/* A run begins: arm64's recorded gathers are forgotten (arch/arm64/gather_memo.h). */
+void gather_memo_reset(void);
 
 #endif

@@ -105,6 +105,16 @@ void __hw_interleave_point(u64 *ptep, enum hw_il_point what)
 	unsigned int n;
 	int agents[HW_MAX_CPUS + 1], nr = 0;
 
+	if (il->log) {
+		struct hw_il_log *log = il->log;
+
+		if (log->n < IL_LOG_MAX) {
+			log->what[log->n] = (u8)what;
+			log->ptep[log->n] = ptep;
+		}
+		log->n++;
+		return;
+	}
 	if (il->depth) {
 		/* inside a reader: bounded retries */
 		if (il->in_reader && ++il->reader_reads > 4 * (block_entries() + 1))

@@ -92,6 +92,20 @@ struct hw_interleave {
 	int nr_read;
 	u64 *read_ptep[IL_READS_KEPT];
 	u64 read_val[IL_READS_KEPT];
+
+	/*
+	 * Set (with on): every point is logged here and nothing acts, the
+	 * points not counted: what a piece of kernel code touched, in order
+	 * (arch/arm64/gather_memo.c records a tree's gather so).
+	 */
+	struct hw_il_log *log;
+};
+
+#define IL_LOG_MAX 64
+struct hw_il_log {
+	unsigned int n; /* points passed; those past IL_LOG_MAX are not kept */
+	u8 what[IL_LOG_MAX];
+	const u64 *ptep[IL_LOG_MAX];
 };
 
 extern struct hw_interleave hw_interleave;

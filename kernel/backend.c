@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "arch/arm64/api.h"
+#include "arch/arm64/gather_memo.h"
 #include "hw/cache.h"
 #include "hw/cpu.h"
 #include "hw/events.h"
@@ -203,6 +204,28 @@ static void gather_own(const struct gather_mark *m, u64 *reads, unsigned long *t
 }
 
 /*
+ * The tree's gather, or its replay (arch/arm64/gather_memo.h): a replay
+ * moves the counters by what the gather it repeats moved them by.
+ */
+static pte_t tree_ptep_get(struct kernel_backend *kb, pte_t *ptep, pte_t orig_pte)
+{
+	const pte_t *base = (const pte_t *)((uintptr_t)ptep & ~(uintptr_t)(CONT_PTES * sizeof(pte_t) - 1));
+	struct gather_memo_slot *memo = gather_memo_slot(base);
+	const struct gather_memo_call *c;
+
+	if (!memo)
+		return kb->real_ptep_get(ptep, orig_pte);
+	if (gather_memo_holds(memo, base, gather_memo_tree_impl((const void *)kb->real_ptep_get)) &&
+	    (c = gather_memo_find(memo, (unsigned int)(ptep - base), orig_pte))) {
+		ptelab_pte_bit_tests += c->tests;
+		ptelab_pte_bit_sets += c->sets;
+		return gather_memo_replay(base, c);
+	}
+	return gather_memo_run_tree(memo, kb->real_ptep_get, ptep, orig_pte, &ptelab_pte_bit_tests,
+				    &ptelab_pte_bit_sets);
+}
+
+/*
  * Gathers are what S4 shortens: count them, the loads, folds and tests
  * inside them. The modelled perf profile sees the tree's own
  * contpte_ptep_get as a frame (S4's published share is of it).
@@ -212,7 +235,7 @@ pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 	PERF_FUNC();
 	struct kernel_backend *kb = current_kernel();
 	struct gather_mark m = gather_begin();
-	pte_t pte = kb ? kb->real_ptep_get(ptep, orig_pte) : orig_pte;
+	pte_t pte = kb ? tree_ptep_get(kb, ptep, orig_pte) : orig_pte;
 	unsigned long tests, sets;
 	u64 reads;
 

@@ -95,6 +95,7 @@ void lab_reset(void)
 	postcond_reset();
 	memset(&hw_interleave, 0, sizeof(hw_interleave));
 	hw_interleave_random();
+	gather_memo_reset();
 }
 
 static int walk_caps(const char *v, size_t n, u8 *caps)

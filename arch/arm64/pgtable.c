@@ -31,6 +31,7 @@
  */
 #include "arch/arch.h"
 #include "arch/arm64/api.h"
+#include "arch/arm64/gather_memo.h"
 #include "arch/arm64/raw.h"
 #include "arch/arm64/tlbflush.h"
 #include "arch/arm64/switches.h"
@@ -567,16 +568,35 @@ static pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 	PERF_FUNC();
 	struct raw_tally reads = { 0, 0 };
 	unsigned int merges = 0, tests = 0;
-	pte_t *last = NULL;
+	pte_t *last = NULL, *entry = ptep;
+	struct gather_memo_slot *memo;
 
 	ptep = contpte_align_down(ptep);
-	if (hw_interleave.on) {
+	memo = gather_memo_slot(ptep);
+	if (!memo) {
 		orig_pte = gather(ptep, orig_pte, &reads, &last, false, &merges, &tests);
 		hw_count(EV_contpte_merge, merges);
 		hw_count(EV_contpte_test, contpte_extra_tests(tests, reads.reads));
 		return contpte_gather_counted(&reads, orig_pte);
 	}
-	orig_pte = gather(ptep, orig_pte, &reads, &last, true, &merges, &tests);
+
+	/* the same block, entry and orig_pte as a gather before: its replay */
+	u64 impl = gather_memo_ref_impl(arm64_sw.ptep_get_early_exit, arm64_sw.ptep_get_reread);
+	unsigned int i = (unsigned int)(entry - ptep);
+	const struct gather_memo_call *c;
+
+	if (gather_memo_holds(memo, ptep, impl) && (c = gather_memo_find(memo, i, orig_pte))) {
+		pte_t pte = gather_memo_replay(ptep, c);
+
+		hw_count(EV_contpte_merge, c->sets);
+		hw_count(EV_contpte_test, contpte_extra_tests(c->tests, c->reads));
+		hw_count(EV_contpte_get, 1);
+		hw_count(EV_contpte_get_read, c->reads);
+		return pte;
+	}
+
+	pte_t pte = gather(ptep, orig_pte, &reads, &last, true, &merges, &tests);
+
 	hw_count(EV_contpte_merge, merges);
 	hw_count(EV_contpte_test, contpte_extra_tests(tests, reads.reads));
 	/*
@@ -586,10 +606,11 @@ static pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 	 */
 	unsigned int span = (unsigned int)(last - ptep) + 1;
 
+	gather_memo_record_ref(memo, ptep, i, impl, orig_pte, pte, reads.reads, span, tests, merges);
 	raw_tally_lines(&reads, ptep, span, 1);
 	if (hw_cache_on)
 		reads.line_hits += reads.reads - span;
-	return contpte_gather_counted(&reads, orig_pte);
+	return contpte_gather_counted(&reads, pte);
 }
 
 static inline bool contpte_is_consistent(pte_t pte, unsigned long pfn,

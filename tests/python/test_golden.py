@@ -57,6 +57,32 @@ def test_reproduce_64M_unchanged(tmp_path):
         "if the model was meant to change: python3 tests/python/test_golden.py --update"
 
 
+def _computed(args, env=None):
+    p = subprocess.run([str(_binary()), "run", *args, "--json"], capture_output=True, text=True,
+                       timeout=600, env={**os.environ, **(env or {})})
+    assert p.returncode == 0, p.stderr[-2000:]
+    j = json.loads(p.stdout)
+    return {k: j.get(k) for k in KEEP + ("perf",)}
+
+
+# S4's loop and S1's reclaim, where gathers replay (arch/arm64/gather_memo.h), a tree's too
+REPLAYED = [
+    ["mlock-loop", "--variant", "cold", "--iterations", "6", "--profile", "mobile-arm64-soc"],
+    ["mlock-loop", "--variant", "one-young", "--iterations", "6", "--size", "16M"],
+    ["reclaim-file", "--size", "64M", "--lru", "mglru"],
+    ["reclaim-file", "--size", "64M", "--lru", "classic", "--folio-size", "64K"],
+]
+KERNELS = ROOT / "build" / "kernels"
+
+
+def test_replayed_gathers_change_nothing():
+    impls = ["ref"] + [k for k in ("linux-7.3", "linux-6.12") if (KERNELS / k).is_dir()]
+    for impl in impls:
+        for args in REPLAYED:
+            a = args + ["--impl", impl]
+            assert _computed(a) == _computed(a, {"PTELAB_NO_REPLAY": "1"}), a
+
+
 if __name__ == "__main__":
     if sys.argv[1:] != ["--update"]:
         sys.exit(__doc__)
