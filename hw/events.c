@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "hw/events.h"
+#include "hw/state.h"
 
 struct hw_counters hw_events;
 
@@ -14,6 +15,13 @@ const char *const hw_event_names[NR_HW_EVENTS] = {
 bool hw_cost_on;
 u64 hw_cost_rate[NR_HW_EVENTS];
 u64 hw_cost_acc;
+
+/* counted, costed, read as differences: accumulators (hw/state.h) */
+static void __attribute__((constructor)) hw_events_state(void)
+{
+	hw_state_register(&hw_events, sizeof(hw_events), HW_STATE_ACCUMULATES);
+	hw_state_register(&hw_cost_acc, sizeof(hw_cost_acc), HW_STATE_ACCUMULATES);
+}
 
 void hw_events_reset(void)
 {

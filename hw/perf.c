@@ -14,6 +14,7 @@
 #include "hw/host.h"
 #include "hw/perf.h"
 #include "hw/profile.h"
+#include "hw/state.h"
 
 bool perf_on;
 
@@ -30,6 +31,20 @@ u64 perf_last_acc;
 static const struct profile *perf_prof;
 static bool perf_blocked; /* a sim meter owns hw_cost_acc */
 static char phase_name[PERF_NAME_LEN];
+
+/*
+ * A node's calls and self time only grow, and are read at export: they
+ * accumulate (hw/state.h). Its links are state, and so is the time not
+ * yet charged (lab/fast_forward.c digests hw_cost_acc - perf_last_acc).
+ */
+static void __attribute__((constructor)) perf_state(void)
+{
+	_Static_assert(__builtin_offsetof(struct perf_node, self) ==
+		       __builtin_offsetof(struct perf_node, calls) + sizeof(u64), "calls, then self");
+	for (int i = 0; i < PERF_MAX_NODES; i++)
+		hw_state_register(&perf_nodes[i].calls, 2 * sizeof(u64), HW_STATE_ACCUMULATES);
+	hw_state_register(&perf_last_acc, sizeof(perf_last_acc), HW_STATE_ACCUMULATES);
+}
 
 int perf_frame_id(const char *name)
 {

@@ -267,6 +267,47 @@ void hw_tlb_inval_all(struct hw_tlb *tlb, int asid)
 	}
 }
 
+/*
+ * The same replacement choices from here on, written canonically: in
+ * each set the valid entries' stamps renumbered 1..n in their order
+ * (ties as the victim scan breaks them: the lower way first), the
+ * invalid ones' 0, the clock past them. Only the order within a set picks
+ * a victim and every new stamp is the clock's next, so the run goes on
+ * exactly as it would have; a loop whose accesses repeat then repeats
+ * its stamps too, not only their order (lab/fast_forward.c).
+ */
+void hw_tlb_canon(struct hw_tlb *tlb)
+{
+	u32 rank[64];
+
+	if (!tlb->e || tlb->ways > 64)
+		return;
+	for (u32 s = 0; s < tlb->nsets; s++) {
+		struct tlb_entry *set = &tlb->e[s * tlb->ways];
+
+		for (u32 w = 0; w < tlb->ways; w++) {
+			rank[w] = 0;
+			if (!(set[w].flags & TLBE_VALID))
+				continue;
+			rank[w] = 1;
+			for (u32 v = 0; v < tlb->ways; v++)
+				if ((set[v].flags & TLBE_VALID) &&
+				    (set[v].stamp < set[w].stamp ||
+				     (set[v].stamp == set[w].stamp && v < w)))
+					rank[w]++;
+		}
+		for (u32 w = 0; w < tlb->ways; w++)
+			set[w].stamp = rank[w];
+	}
+	tlb->clock = tlb->ways;
+}
+
+void hw_tlbs_canon(void)
+{
+	for (int c = 0; c < hw_machine.nr_agents; c++)
+		hw_tlb_canon(&hw_machine.cpu[c].tlb);
+}
+
 void hw_tlb_asids_reused(struct hw_tlb *tlb)
 {
 	tlb->asids_reused = true;

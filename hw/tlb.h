@@ -72,6 +72,9 @@ void hw_tlb_drop(struct hw_tlb *tlb, struct tlb_entry *e);
 /* Invalidate entries of asid overlapping [start, end); asid < 0: any. */
 void hw_tlb_inval(struct hw_tlb *tlb, int asid, u64 start, u64 end);
 void hw_tlb_inval_all(struct hw_tlb *tlb, int asid);
+/* LRU stamps renumbered in order, nothing else changed (hw_tlb_canon); every agent's. */
+void hw_tlb_canon(struct hw_tlb *tlb);
+void hw_tlbs_canon(void);
 /* Mark the TLB's entries of other ASIDs as owed an invalidation (asids_reused). */
 void hw_tlb_asids_reused(struct hw_tlb *tlb);
 /* Whether e is a leftover of a reused ASID on a CPU running cur_asid (sweeps skip it). */

@@ -20,6 +20,7 @@
 #include "hw/interleave.h"
 #include "hw/invariants.h"
 #include "hw/perf.h"
+#include "hw/state.h"
 #include "include/page.h"
 #include "lab/paths.h"
 #include "kernel/backend.h"
@@ -185,6 +186,17 @@ struct gather_mark {
 
 static u64 claimed_reads;
 static unsigned long claimed_tests, claimed_sets;
+
+/* counters read only as differences: accumulators (hw/state.h) */
+static void __attribute__((constructor)) gather_counters_state(void)
+{
+	_Static_assert(sizeof(unsigned long) == sizeof(u64), "64-bit counters");
+	hw_state_register(&ptelab_pte_bit_tests, sizeof(u64), HW_STATE_ACCUMULATES);
+	hw_state_register(&ptelab_pte_bit_sets, sizeof(u64), HW_STATE_ACCUMULATES);
+	hw_state_register(&claimed_reads, sizeof(u64), HW_STATE_ACCUMULATES);
+	hw_state_register(&claimed_tests, sizeof(u64), HW_STATE_ACCUMULATES);
+	hw_state_register(&claimed_sets, sizeof(u64), HW_STATE_ACCUMULATES);
+}
 
 static struct gather_mark gather_begin(void)
 {

@@ -18,7 +18,11 @@
 
 #define MLOCK_FOLIO_BATCH 15
 
-/* Folios move in batches under one lruvec lock; each batch holds a ref. */
+/*
+ * Folios move in batches under one lruvec lock; each batch holds a ref.
+ * The place in the current batch (kept modulo the batch: a loop's state
+ * repeats when its work does, lab/fast_forward.c).
+ */
 static unsigned int mlock_batch;
 
 void mlock_reset(void)
@@ -31,8 +35,9 @@ static void mlock_lru_move(struct folio *folio, bool lock)
 	bool lru;
 
 	folio_get(folio);
-	if (mlock_batch++ % MLOCK_FOLIO_BATCH == 0)
+	if (mlock_batch == 0)
 		hw_count(EV_lock_acquire, 1);
+	mlock_batch = (mlock_batch + 1) % MLOCK_FOLIO_BATCH;
 	/* __mlock_folio: one off the LRU (isolated, or still in an lru_add batch) only gets its flags */
 	lru = folio_test_lru(folio);
 	if (lru)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "arch/arm64/gather_memo.h"
+#include "hw/state.h"
 
 struct gather_memo_slot *gather_memo;
 u32 gather_memo_gen;
@@ -29,9 +30,13 @@ void gather_memo_reset(void)
 		/* calloc: the table's pages are the host's zero pages until a block uses one */
 		if (!off)
 			gather_memo = calloc(GM_SLOTS, sizeof(*gather_memo));
+		/* what replays is what runs: no result depends on the table (hw/state.h) */
+		if (gather_memo)
+			hw_state_register(gather_memo, GM_SLOTS * sizeof(*gather_memo), HW_STATE_HOST);
+		hw_state_register(&gather_memo_stat, sizeof(gather_memo_stat), HW_STATE_HOST);
 	}
 	gather_memo_gen++;
-	gather_memo_stat = (struct gather_memo_stat){ 0, 0, 0 };
+	gather_memo_stat = (struct gather_memo_stat){ 0, 0, 0, 0 };
 }
 
 void gather_memo_claim(struct gather_memo_slot *s, const pte_t *base, u64 impl)

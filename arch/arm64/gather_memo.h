@@ -69,8 +69,8 @@ extern u32 gather_memo_gen;
 #define GM_WINDOW 1024
 #define GM_SKIP (16 * GM_WINDOW)
 struct gather_memo_stat {
-	u32 tried, replayed, skip;
-};
+	u32 tried, replayed, skip, unused;
+} __attribute__((aligned(8))); /* whole words: host memory to lab/fast_forward.c */
 extern struct gather_memo_stat gather_memo_stat;
 void gather_memo_window(void);
 
