@@ -760,9 +760,13 @@ void print_run_json(FILE *f, const struct run_spec *s, const struct run_out *o)
 	json_events(f, &o->r.setup);
 	fprintf(f, ", \"modelled_ns\": ");
 	json_num(f, o->modelled_ns);
-	fprintf(f, ", \"host_ns\": %llu, \"host_phase_ns\": %llu, \"peak_rss_kb\": %ld, \"results\": {",
+	fprintf(f, ", \"host_ns\": %llu, \"host_phase_ns\": %llu, \"peak_rss_kb\": %ld, ",
 		(unsigned long long)o->r.host_ns, (unsigned long long)o->r.host_phase_ns,
 		o->r.peak_rss_kb);
+	if (o->r.ff_period)
+		fprintf(f, "\"host_fast_forward\": {\"period\": %llu, \"skipped\": %llu}, ",
+			(unsigned long long)o->r.ff_period, (unsigned long long)o->r.ff_skipped);
+	fprintf(f, "\"results\": {");
 	for (int i = 0; i < o->r.nr_extra; i++) {
 		fprintf(f, "%s", i ? ", " : "");
 		json_str(f, o->r.extra_name[i]);
@@ -876,6 +880,10 @@ void print_run_table(FILE *f, const struct run_spec *s, const struct run_out *o)
 		fprintf(f, "%s", o->r.text);
 	fprintf(f, "host time %.3f s (the measured phase %.3f s), peak memory %ld MiB\n",
 		o->r.host_ns / 1e9, o->r.host_phase_ns / 1e9, o->r.peak_rss_kb / 1024);
+	if (o->r.ff_period)
+		fprintf(f, "fast-forward: the state repeated every %llu iterations; %llu skipped, "
+			"their effects added\n", (unsigned long long)o->r.ff_period,
+			(unsigned long long)o->r.ff_skipped);
 	fprintf(f, "invariants: %s", o->ok ? "ok\n" : "VIOLATED\n");
 	for (int i = 0; i < o->viol.kept; i++)
 		fprintf(f, "  %s\n", o->viol.msg[i]);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "hw/cpu.h"
+#include "lab/fast_forward.h"
 #include "mm/mm.h"
 #include "workloads/workload.h"
 
@@ -44,6 +45,7 @@ static int mlock_loop_run(const struct run_params *p, struct run_result *r,
 	u64 iterations = p->iterations ? p->iterations : 500;
 	enum ml_variant v = ml_variant(p->variant);
 	struct hw_counters before;
+	struct lab_ff ff;
 	struct vm_area_struct *vma;
 	struct mm_struct *mm = lab_anon_setup(p, ML_BASE, &vma, err, errlen);
 
@@ -64,6 +66,7 @@ static int mlock_loop_run(const struct run_params *p, struct run_result *r,
 	hw_events_snapshot(&before);
 	r->setup = before;
 	run_phase_begin(r);
+	lab_ff_begin(&ff, iterations);
 	for (u64 it = 0; it < iterations; it++) {
 		if (do_mlock(mm, ML_BASE, p->size, true)) {
 			snprintf(err, errlen, "mlock failed");
@@ -74,11 +77,16 @@ static int mlock_loop_run(const struct run_params *p, struct run_result *r,
 			access_user(cpu, mm, ML_BASE + i * PAGE_SIZE, false);
 		}
 		do_mlock(mm, ML_BASE, p->size, false);
+		/* the state repeats every 15 iterations (mlock's folio batch): skip whole periods */
+		it += lab_ff_step(&ff, it + 1);
 		if (it % 50 == 49)
 			lab_progress("mlock-loop: %llu/%llu iterations", (unsigned long long)(it + 1),
 				     (unsigned long long)iterations);
 	}
 	run_phase_end(r);
+	lab_ff_end(&ff);
+	r->ff_period = ff.period;
+	r->ff_skipped = ff.skipped;
 	lab_progress_done();
 	hw_events_diff(&r->measured, &before, &hw_events);
 	mm_check_invariants(mm);

@@ -25,6 +25,8 @@ struct run_result {
 	u64 host_phase_ns;  /* host time of the measured phase alone (run_phase_begin/end) */
 	u64 host_phase_t0;
 	long peak_rss_kb;
+	/* a loop fast-forwarded (lab/fast_forward.h): its period, the iterations skipped */
+	u64 ff_period, ff_skipped;
 	/* workload-specific figures for the JSON "results" object */
 	int nr_extra;
 	const char *extra_name[RUN_MAX_EXTRA];

@@ -83,6 +83,31 @@ def test_replayed_gathers_change_nothing():
             assert _computed(a) == _computed(a, {"PTELAB_NO_REPLAY": "1"}), a
 
 
+def _optimised(args, env=None):
+    """A run of the optimised binary (fast-forward is off under a sanitizer)."""
+    exe = Path(os.environ.get("PTELAB_OPT_BIN", ROOT / "ptelab"))
+    p = subprocess.run([str(exe), "run", *args, "--json"], capture_output=True, text=True,
+                       timeout=600, env={**os.environ, **(env or {})})
+    assert p.returncode == 0, p.stderr[-2000:]
+    return json.loads(p.stdout)
+
+
+def test_fast_forward_changes_nothing():
+    """S4's loop skips whole periods of its repeating state (lab/fast_forward.h):
+    every event, result, invariant and perf frame is what running them gives."""
+    impls = ["ref"] + [k for k in ("linux-7.3", "linux-6.12") if (KERNELS / k).is_dir()]
+    for impl in impls:
+        for variant in ("touched", "young-dirty", "one-young", "cold"):
+            a = ["mlock-loop", "--variant", variant, "--iterations", "50", "--size", "64M",
+                 "--profile", "mobile-arm64-soc-debug", "--impl", impl]
+            ff = _optimised(a)
+            assert ff.get("host_fast_forward", {}).get("skipped", 0) >= 30, (a, ff.get("host_fast_forward"))
+            full = _optimised(a, {"PTELAB_NO_FAST_FORWARD": "1"})
+            assert "host_fast_forward" not in full
+            assert {k: ff.get(k) for k in KEEP + ("perf",)} == \
+                {k: full.get(k) for k in KEEP + ("perf",)}, a
+
+
 if __name__ == "__main__":
     if sys.argv[1:] != ["--update"]:
         sys.exit(__doc__)
