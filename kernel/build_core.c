@@ -70,8 +70,14 @@ static char *core_unit(const char *tree, const char *version, char *err, size_t 
 						  core_files[f].only };
 	}
 	nr_roots = core_names(roots, 64, boundary, 256, &nr_boundary);
+	/*
+	 * -finstrument-functions instruments inlined functions too: the
+	 * tree's inline helpers open no frame (perf shows inlined code in its
+	 * caller), and their hooks cost nothing per PTE.
+	 */
 	struct extract_req req = { files, (int)nr_core_files, roots, nr_roots, boundary, nr_boundary,
-				   "struct ptelab_core_fn ptelab_core_fns" };
+				   "struct ptelab_core_fn ptelab_core_fns",
+				   "__attribute__((no_instrument_function))" };
 	char why[512];
 
 	unit = kernel_extract(&req, &nr_items, why, sizeof(why));

@@ -652,11 +652,37 @@ static void take_uses(struct unit *u, const struct item *it, int *work, int *nr_
 	}
 }
 
+/* Whether a function's header (its code, up to the body) says inline. */
+static bool declared_inline(const struct unit *u, const struct item *it)
+{
+	const char *code = u->code[it->file];
+
+	for (size_t p = it->start; p < it->body;) {
+		size_t q = p;
+
+		while (q < it->body && (isalnum((unsigned char)code[q]) || code[q] == '_'))
+			q++;
+		if (q == p) {
+			p++;
+			continue;
+		}
+		if ((q - p == 6 && !strncmp(code + p, "inline", 6)) ||
+		    (q - p == 8 && !strncmp(code + p, "__inline", 8)) ||
+		    (q - p == 10 && !strncmp(code + p, "__inline__", 10)) ||
+		    (q - p == 15 && !strncmp(code + p, "__always_inline", 15)))
+			return true;
+		p = q;
+	}
+	return false;
+}
+
 static void emit_item(struct buf *b, const struct unit *u, const struct item *it, bool proto)
 {
 	const struct extract_file *f = &u->req->files[it->file];
 
 	bput(b, it->ctx, strlen(it->ctx));
+	if (it->kind == IT_FUNC && u->req->inline_attr && declared_inline(u, it))
+		bprintf(b, "%s\n", u->req->inline_attr);
 	bprintf(b, "#line %d \"", it->line);
 	/* the path as a C string: quotes, backslashes and newlines escaped */
 	for (const char *c = f->path; *c; c++) {

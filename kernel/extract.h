@@ -41,6 +41,12 @@ struct extract_req {
 	 * context), then { 0 }: its element type is the shim's.
 	 */
 	const char *fn_table;
+	/*
+	 * If set, put before every function the tree defines inline (static
+	 * inline, __always_inline): build_core's no_instrument_function, so
+	 * that, as in perf, inlined code counts in its caller's frame.
+	 */
+	const char *inline_attr;
 };
 
 /*

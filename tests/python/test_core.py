@@ -231,11 +231,14 @@ def test_backend_says_whose_core_ran():
 def test_perf_profile_names_the_trees_functions():
     j = run_json_perf("munmap", "--impl", "linux-7.3", "--size", "16M", "--folio-size", "4K")
     perf = j["perf"]
-    # one do_zap_pte_range, zap_present_ptes and zap_present_folio_ptes per
-    # 4K page (4096 of them), under the tree's zap_pte_range (one per table)
-    for fn in ("do_zap_pte_range", "zap_present_ptes", "zap_present_folio_ptes"):
-        assert perf[fn]["calls"] == 4096, fn
+    # the tree's out-of-line functions are frames: its zap_pte_range (one
+    # per table), its mmu_gather's; its inline helpers (do_zap_pte_range,
+    # zap_present_ptes, zap_present_folio_ptes: static inline in 7.3) are
+    # not, as perf shows inlined code in its caller
     assert perf["zap_pte_range"]["calls"] == 8
+    assert perf["tlb_next_batch"]["calls"] > 0
+    for fn in ("do_zap_pte_range", "zap_present_ptes", "zap_present_folio_ptes"):
+        assert fn not in perf, fn
     assert abs(perf["zap_pte_range"]["children"] - perf["unmap_vmas"]["children"]) < 1e-9
     # the same modelled time as the twin, whose frames are its own
     twin = run_json_perf("munmap", "--impl", "linux-7.3", "--size", "16M", "--folio-size", "4K",
