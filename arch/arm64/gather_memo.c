@@ -46,7 +46,7 @@ void gather_memo_claim(struct gather_memo_slot *s, const pte_t *base, u64 impl)
 	s->base = base;
 	s->impl = impl;
 	s->gen = gather_memo_gen;
-	s->seen = s->recorded = 0;
+	s->calls_lo = s->calls_hi = s->recorded = 0;
 	memcpy(s->v, base, sizeof(s->v));
 }
 
@@ -75,14 +75,17 @@ void gather_memo_record_ref(struct gather_memo_slot *s, const pte_t *base, unsig
 			    unsigned int span, unsigned int tests, unsigned int sets)
 {
 	struct gather_memo_call *c = &s->call[i];
-	u8 idx[CONT_PTES];
+	/* entries loaded in order from a line-aligned base start a new host line every line_ptes */
+	const unsigned int line_ptes = (1u << HW_CACHE_LINE_SHIFT) / sizeof(pte_t);
 
 	gather_memo_claim(s, base, impl);
 	s->recorded &= ~(1u << i);
-	for (unsigned int k = 0; k < span; k++)
-		idx[k] = (u8)k;
-	if (reads > 255 || !gather_runs(c, base, idx, span))
+	if (reads > 255 || span > CONT_PTES || (span + line_ptes - 1) / line_ptes > GM_RUNS ||
+	    ((uintptr_t)base & (line_ptes * sizeof(pte_t) - 1)))
 		return;
+	c->nr_runs = 0;
+	for (unsigned int k = 0; k < span; k += line_ptes)
+		c->run[c->nr_runs++] = (u8)k;
 	c->orig = pte_val(orig);
 	c->result = pte_val(result);
 	c->reads = (u8)reads;
@@ -134,13 +137,26 @@ pte_t gather_memo_run_tree(struct gather_memo_slot *s, pte_t (*fn)(pte_t *, pte_
 	u8 idx[IL_LOG_MAX];
 	pte_t pte;
 
+	u16 bit = (u16)(1u << i);
+
 	gather_memo_claim(s, base, impl);
-	if (!(s->seen & (1u << i)) || c->orig != pte_val(orig)) {
-		s->seen |= 1u << i;
-		s->recorded &= ~(1u << i);
+	if (!((s->calls_lo | s->calls_hi) & bit) || c->orig != pte_val(orig)) {
+		/* a first call: count 1 */
+		s->calls_lo |= bit;
+		s->calls_hi &= (u16)~bit;
+		s->recorded &= (u16)~bit;
 		c->orig = pte_val(orig);
 		return fn(ptep, orig);
 	}
+	if (!((s->calls_lo & s->calls_hi) & bit)) {
+		/* 1 -> 2 -> 3 */
+		if (s->calls_lo & bit)
+			s->calls_lo &= (u16)~bit, s->calls_hi |= bit;
+		else
+			s->calls_lo |= bit;
+		return fn(ptep, orig);
+	}
+
 	log.n = 0;
 	before = hw_events;
 	hw_interleave.log = &log;
@@ -150,7 +166,8 @@ pte_t gather_memo_run_tree(struct gather_memo_slot *s, pte_t (*fn)(pte_t *, pte_
 	hw_interleave.log = NULL;
 	if (!gather_pure(&log, base, &before, idx) || !gather_runs(c, base, idx, log.n) ||
 	    *tests - t0 > 0xffff || *sets - s0 > 0xffff || !gather_memo_holds(s, base, impl)) {
-		s->seen &= ~(1u << i);
+		s->calls_lo &= (u16)~bit;
+		s->calls_hi &= (u16)~bit;
 		return pte;
 	}
 	c->result = pte_val(pte);

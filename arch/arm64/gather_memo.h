@@ -17,10 +17,12 @@
  * A tree's gather is recorded only once it showed it is such a function:
  * run with its points logged (hw_interleave.log), it loaded only inside
  * its block, through __ptep_get, stored nothing and counted nothing but
- * those loads' cache touches. The first call of an entry runs plainly, a
- * second identical one runs logged and records, later ones replay: a walk
- * that visits each entry once pays for no logging. The reference's gather
- * is the lab's own loop and records from its first call.
+ * those loads' cache touches. Logging costs about three plain runs, so
+ * only an entry called a fourth time with the same block runs logged and
+ * records; later calls replay. Walks that meet each entry a few times
+ * (MGLRU's aging walk, reclaim's rmap walk: S1) pay for no logging, loops
+ * (S4's) replay nearly every call. The reference's gather is the lab's
+ * own loop and records from its first call.
  *
  * PTELAB_NO_REPLAY=1 in the environment turns it off: every gather runs.
  */
@@ -50,7 +52,7 @@ struct gather_memo_slot {
 	const pte_t *base;
 	u64 impl;         /* the code that ran: gather_memo_ref_impl() or a tree's function */
 	u32 gen;
-	u16 seen;         /* entries called once with call[i].orig (a tree's: record on the next) */
+	u16 calls_lo, calls_hi; /* per entry, calls with call[i].orig so far (0..3), in two bits */
 	u16 recorded;     /* entries whose call[i] replays */
 	pteval_t v[CONT_PTES];
 	struct gather_memo_call call[CONT_PTES];
@@ -94,8 +96,13 @@ static inline struct gather_memo_slot *gather_memo_slot(const pte_t *base)
 /* Whether the slot holds this block as it is now, as the code `impl` saw it. */
 static inline bool gather_memo_holds(const struct gather_memo_slot *s, const pte_t *base, u64 impl)
 {
-	return s->base == base && s->impl == impl && s->gen == gather_memo_gen &&
-	       !memcmp(s->v, base, sizeof(s->v));
+	u64 diff = 0;
+
+	if (s->base != base || s->impl != impl || s->gen != gather_memo_gen)
+		return false;
+	for (int k = 0; k < CONT_PTES; k++)
+		diff |= s->v[k] ^ pte_val(base[k]);
+	return !diff;
 }
 
 /* The recorded call of entry i with orig, or NULL. */
@@ -147,8 +154,8 @@ void gather_memo_record_ref(struct gather_memo_slot *s, const pte_t *base, unsig
 
 /*
  * A tree's gather of entry i, run as fn(ptep, orig), counted as it counts
- * (its bit tests and sets in *tests and *sets): plainly the first time, logged
- * and recorded the second. Returns its result.
+ * (its bit tests and sets in *tests and *sets): plainly the first three
+ * times, logged and recorded the fourth. Returns its result.
  */
 pte_t gather_memo_run_tree(struct gather_memo_slot *s, pte_t (*fn)(pte_t *, pte_t), pte_t *ptep,
 			   pte_t orig, unsigned long *tests, unsigned long *sets);

@@ -572,8 +572,7 @@ static pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 	struct gather_memo_slot *memo;
 
 	ptep = contpte_align_down(ptep);
-	memo = gather_memo_slot(ptep);
-	if (!memo) {
+	if (hw_interleave.on) {
 		orig_pte = gather(ptep, orig_pte, &reads, &last, false, &merges, &tests);
 		hw_count(EV_contpte_merge, merges);
 		hw_count(EV_contpte_test, contpte_extra_tests(tests, reads.reads));
@@ -585,7 +584,8 @@ static pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 	unsigned int i = (unsigned int)(entry - ptep);
 	const struct gather_memo_call *c;
 
-	if (gather_memo_holds(memo, ptep, impl) && (c = gather_memo_find(memo, i, orig_pte))) {
+	memo = gather_memo_slot(ptep);
+	if (memo && gather_memo_holds(memo, ptep, impl) && (c = gather_memo_find(memo, i, orig_pte))) {
 		pte_t pte = gather_memo_replay(ptep, c);
 
 		hw_count(EV_contpte_merge, c->sets);
@@ -606,7 +606,9 @@ static pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 	 */
 	unsigned int span = (unsigned int)(last - ptep) + 1;
 
-	gather_memo_record_ref(memo, ptep, i, impl, orig_pte, pte, reads.reads, span, tests, merges);
+	if (memo)
+		gather_memo_record_ref(memo, ptep, i, impl, orig_pte, pte, reads.reads, span, tests,
+				       merges);
 	raw_tally_lines(&reads, ptep, span, 1);
 	if (hw_cache_on)
 		reads.line_hits += reads.reads - span;
