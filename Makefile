@@ -123,7 +123,7 @@ compile_commands.json: FORCE
 		"command": sys.argv[2] + " -c -o build/opt/" + f[:-2] + ".o " + f} for f in sys.argv[3:]], \
 		indent=1))' "$(CURDIR)" "$(CC) $(CFLAGS_COMMON) $(CFLAGS)" $(LIB_SRCS) cli/main.c > $@
 
-# issue 14's figures and targets, measured in one run (tools/bench.py)
+# what users wait for, against issue 47's targets, measured in one run (tools/bench.py)
 bench: ptelab
 	@python3 tools/bench.py
 
