@@ -75,6 +75,10 @@ $(B)/pydeps.stamp: $(PYREQS)
 check: ptelab $(TEST_BINS) $(B)/san/ptelab $(B)/pydeps.stamp
 	@tests/run_all.sh $(if $(T),--only '$(T)') $(TEST_BINS)
 
+# the quick tier (issue 47): every C suite, the Python tests not marked slow
+check-quick: ptelab $(TEST_BINS) $(B)/san/ptelab $(B)/pydeps.stamp
+	@tests/run_all.sh --quick $(if $(T),--only '$(T)') $(TEST_BINS)
+
 clean:
 	rm -rf $(B) ptelab
 
@@ -109,7 +113,7 @@ install: ptelab $(B)/ptelab.1 $(B)/ptelab-completion.bash
 	install -m 755 ptelab $(DESTDIR)$(PREFIX)/bin/ptelab
 	install -m 644 profiles/*.prof $(SHARE)/profiles/
 	install -m 644 data/* $(SHARE)/data/
-	install -m 644 tools/*.py tools/*.c tools/*.txt $(SHARE)/tools/
+	install -m 644 tools/*.py tools/*.txt $(SHARE)/tools/
 	for f in $(filter-out tests/%,$(HDRS)) $$(find kernel/shim -type f); do \
 		install -D -m 644 $$f $(SHARE)/$$f || exit 1; done
 	install -m 755 kernel/fetch.sh $(SHARE)/kernel/fetch.sh
@@ -127,4 +131,4 @@ compile_commands.json: FORCE
 bench: ptelab
 	@python3 tools/bench.py
 
-.PHONY: all check clean bench man completion install FORCE
+.PHONY: all check check-quick clean bench man completion install FORCE

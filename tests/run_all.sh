@@ -9,17 +9,20 @@
 # the plain "N passed, N failed, N skipped" line last. Exit status 0 only
 # if nothing failed.
 #
-#     tests/run_all.sh [--no-python] [--only GLOB] TEST_BINARY...
+#     tests/run_all.sh [--no-python] [--quick] [--only GLOB] TEST_BINARY...
 #
+# --quick (make check-quick): the Python tests not marked slow
+# (tests/python/conftest.py's SLOW), every C suite.
 # --only GLOB (make check T=GLOB): the suites whose name matches, C test
 # binaries by name (test_zap: "zap") and the Python test files by name
 # (tests/python/test_core.py: "core"), as one "python" suite.
 set -u
 cd "$(dirname "$0")/.."
-python=1 only=
+python=1 only= pymark=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--no-python) python=0; shift ;;
+	--quick) pymark=(-m "not slow"); shift ;;
 	--only) only=${2:-}; shift 2 ;;
 	*) break ;;
 	esac
@@ -104,7 +107,8 @@ if [ "$python" -eq 1 ]; then
 	if command -v python3 >/dev/null && python3 -c 'import pytest' 2>/dev/null; then
 		mkdir -p build
 		rm -f build/pytest.xml
-		python3 -m pytest -q -p no:cacheprovider --junitxml=build/pytest.xml "${pyfiles[@]}" \
+		python3 -m pytest -q -p no:cacheprovider --junitxml=build/pytest.xml \
+			"${pymark[@]+"${pymark[@]}"}" "${pyfiles[@]}" \
 			>build/pytest.log 2>&1
 		python3 tests/pytest_ktap.py build/pytest.xml "$k" build/pytest.log >"$tmp/py"
 		cat "$tmp/py"
