@@ -116,6 +116,27 @@ def kinds(violations):
 @needs_73
 @pytest.mark.parametrize("name", sorted(MUTANTS))
 def test_check_catches(tmp_path, name):
+    """Is it caught: check stops at its first failing configuration (--first,
+    as a bisect or a mutation sweep runs it), with the kind of finding the
+    bug makes and a reproducer (the whole run: test_check_reports_a_mutant_whole)."""
+    tree = mutant_tree(tmp_path, name)
+    p = run("check", "--first", "--impl", f"tree:{tree}", "--sequences",
+            str(SEQUENCES.get(name, 4)), "--json", timeout=900)
+    assert p.returncode == 1, p.stderr[-2000:]
+    rows = [json.loads(l)["row"] for l in p.stdout.splitlines() if l.startswith('{"row"')]
+    found = set()
+    for r in rows:
+        found |= set(r["counts"])
+    assert found & MUTANTS[name][2], found
+    failing = [r for r in rows if r["violations"] or r["finding"]]
+    assert failing and all(r["reproducer"].startswith("ptelab run fuzz ") for r in failing)
+
+
+@needs_73
+@pytest.mark.parametrize("name", ["cfy_noflush", "noop_gathered"])
+def test_check_reports_a_mutant_whole(tmp_path, name):
+    """Without --first every configuration runs and each failing one is
+    reported whole: its kinds, a reproducer, a minimised trace."""
     tree = mutant_tree(tmp_path, name)
     p = run("check", "--impl", f"tree:{tree}", "--sequences", str(SEQUENCES.get(name, 4)),
             "--json", timeout=900)
