@@ -17,6 +17,7 @@
 #include "hw/state.h"
 #include "hw/tlb.h"
 #include "lab/fast_forward.h"
+#include "lab/paths.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define FF_SANITIZER 1
@@ -42,6 +43,7 @@ struct lab_ff_point {
 
 static char ff_maps[FF_MAPS_MAX]; /* /proc/self/maps, read without the C library's heap */
 static char ff_exe[PATH_MAX];
+static char ff_state_dir[PATH_MAX]; /* lab_state_dir(), where kernel objects are built, with a '/' */
 
 static void ff_mix(struct ff_digest *d, u64 v, uintptr_t where)
 {
@@ -98,10 +100,13 @@ static bool ff_state_mapping(const char *perm, const char *path, uintptr_t lo, u
 	}
 	if (!strcmp(path, "[heap]") || !strcmp(path, ff_exe))
 		return true;
-	if (path[0] == '[')
-		return false; /* [stack], [vvar], ...: the host's */
-	/* the C library and the rest of the system's: not ptelab's state; kernel objects are */
-	return strncmp(path, "/usr/", 5) && strncmp(path, "/lib", 4);
+	/*
+	 * The kernel objects ptelab built (their data: the tree's statics)
+	 * are state. [stack], [vvar] and the system's libraries are the
+	 * host's: the C library's heap bookkeeping decides only where things
+	 * are, and no result depends on an address (runs agree across ASLR).
+	 */
+	return !strncmp(path, ff_state_dir, strlen(ff_state_dir));
 }
 
 /* The state's digest; false if some of it cannot be read. */
@@ -127,8 +132,12 @@ static bool ff_digest(struct ff_digest *d)
 		char perm[8] = "", path[PATH_MAX] = "";
 		int n;
 
+		/* one line at a time: a scanf space would skip a newline and read the next */
 		next = strchr(line, '\n');
-		next = next ? next + 1 : line + strlen(line);
+		if (next)
+			*next++ = 0;
+		else
+			next = line + strlen(line);
 		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s%n", &lo, &hi, perm, &n) < 3)
 			return false;
 		sscanf(line + n, " %4095[^\n]", path);
@@ -178,6 +187,9 @@ void lab_ff_begin(struct lab_ff *ff, u64 total)
 	if (n <= 0)
 		return;
 	ff_exe[n] = 0;
+	if (!realpath(lab_state_dir(), ff_state_dir))
+		return;
+	strncat(ff_state_dir, "/", sizeof(ff_state_dir) - strlen(ff_state_dir) - 1);
 	/* the history is the host's: mapped apart, left out of the digest */
 	size_t bytes = FF_TRIES * ff_point_size();
 	void *ring = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -4,6 +4,7 @@
  * (arch/arm64/gather_memo.h says when a call replays).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "arch/arm64/gather_memo.h"
 #include "hw/state.h"
@@ -135,9 +136,8 @@ pte_t gather_memo_run_tree(struct gather_memo_slot *s, pte_t (*fn)(pte_t *, pte_
 	struct hw_counters before;
 	struct hw_il_log log;
 	u8 idx[IL_LOG_MAX];
-	pte_t pte;
-
 	u16 bit = (u16)(1u << i);
+	pte_t pte;
 
 	gather_memo_claim(s, base, impl);
 	if (!((s->calls_lo | s->calls_hi) & bit) || c->orig != pte_val(orig)) {

@@ -29,8 +29,6 @@
 #ifndef PTELAB_ARM64_GATHER_MEMO_H
 #define PTELAB_ARM64_GATHER_MEMO_H
 
-#include <string.h>
-
 #include "arch/arm64/pgtable-hwdef.h"
 #include "hw/cache.h"
 #include "hw/events.h"
