@@ -158,12 +158,23 @@ static struct tlb_entry *find(struct hw_tlb *tlb, u16 asid, u64 va)
 	return NULL;
 }
 
+/*
+ * The next LRU stamp. The clock is 32 bits: before it wraps (and a new
+ * entry would look the oldest) the stamps are renumbered in their order.
+ */
+static inline u32 tlb_tick(struct hw_tlb *tlb)
+{
+	if (__builtin_expect(tlb->clock == UINT32_MAX, 0))
+		hw_tlb_canon(tlb);
+	return ++tlb->clock;
+}
+
 struct tlb_entry *hw_tlb_lookup(struct hw_tlb *tlb, u16 asid, u64 va)
 {
 	struct tlb_entry *e = find(tlb, asid, va);
 
 	if (e)
-		e->stamp = ++tlb->clock;
+		e->stamp = tlb_tick(tlb);
 	return e;
 }
 
@@ -204,7 +215,7 @@ struct tlb_entry *hw_tlb_fill(struct hw_tlb *tlb, u16 asid, u64 va, u8 shift,
 	victim->asid = asid;
 	victim->shift = shift;
 	victim->flags = flags | TLBE_VALID;
-	victim->stamp = ++tlb->clock;
+	victim->stamp = tlb_tick(tlb);
 	/* a new entry may come first in a probe: the next lookup probes */
 	tlb->last_hit = NULL;
 	tlb->nvalid++;

@@ -88,7 +88,31 @@ static void test_tlb_canon_changes_no_victim(void)
 	hw_tlb_exit(&y);
 }
 
+/* A clock about to wrap is renumbered first: the entry used last is still the newest. */
+static void test_tlb_clock_does_not_wrap(void)
+{
+	struct hw_tlb x, y;
+
+	hw_tlb_init(&x, 32, 4);
+	hw_tlb_init(&y, 32, 4);
+	y.clock = UINT32_MAX - 5;
+	for (int step = 0; step < 400; step++) {
+		u64 va = (u64)((step * 7) % 40) << 12;
+
+		if (!hw_tlb_lookup(&x, 1, va))
+			hw_tlb_fill(&x, 1, va, 12, va >> 12, 0, NULL);
+		if (!hw_tlb_lookup(&y, 1, va))
+			hw_tlb_fill(&y, 1, va, 12, va >> 12, 0, NULL);
+	}
+	for (u32 i = 0; i < x.nsets * x.ways; i++)
+		EXPECT_EQ(x.e[i].va, y.e[i].va);
+	EXPECT(y.clock < 1000);
+	hw_tlb_exit(&x);
+	hw_tlb_exit(&y);
+}
+
 static const struct ktap_case cases[] = {
+	{ "tlb_clock_does_not_wrap", test_tlb_clock_does_not_wrap },
 	{ "registry_keeps_ranges_sorted_and_apart", test_registry_keeps_ranges_sorted_and_apart },
 	{ "accumulators_are_registered", test_accumulators_are_registered },
 	{ "tlb_canon_changes_no_victim", test_tlb_canon_changes_no_victim },
