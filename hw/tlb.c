@@ -97,6 +97,7 @@ void hw_tlb_init(struct hw_tlb *tlb, u32 entries, u32 ways)
 	tlb->clock = 0;
 	tlb->asids_reused = false;
 	tlb->e = host_calloc((size_t)nsets * ways, sizeof(*tlb->e), "TLBs");
+	tlb->valid = host_calloc(((size_t)nsets * ways + 63) / 64, sizeof(u64), "TLBs");
 	tlb->region = host_calloc(1UL << TLB_REGION_BITS, sizeof(*tlb->region), "TLBs");
 }
 
@@ -105,8 +106,10 @@ void hw_tlb_exit(struct hw_tlb *tlb)
 	hw_tlb_inval_all(tlb, -1);
 	free(tlb->e);
 	free(tlb->region);
+	free(tlb->valid);
 	tlb->e = NULL;
 	tlb->region = NULL;
+	tlb->valid = NULL;
 	tlb->last_hit = NULL;
 }
 
@@ -190,6 +193,7 @@ void hw_tlb_drop(struct hw_tlb *tlb, struct tlb_entry *e)
 	gran_ref(e, -1);
 	tlb->region[tlb_region(e->asid, e->va)]--;
 	e->flags = 0;
+	tlb->valid[(e - tlb->e) / 64] &= ~(1ULL << ((e - tlb->e) % 64));
 	tlb->nvalid--;
 	tlb->nvalid_size[size_idx(e->shift)]--;
 }
@@ -215,6 +219,7 @@ struct tlb_entry *hw_tlb_fill(struct hw_tlb *tlb, u16 asid, u64 va, u8 shift,
 	victim->asid = asid;
 	victim->shift = shift;
 	victim->flags = flags | TLBE_VALID;
+	tlb->valid[(victim - tlb->e) / 64] |= 1ULL << ((victim - tlb->e) % 64);
 	victim->stamp = tlb_tick(tlb);
 	/* a new entry may come first in a probe: the next lookup probes */
 	tlb->last_hit = NULL;
@@ -253,17 +258,17 @@ void hw_tlb_inval(struct hw_tlb *tlb, int asid, u64 start, u64 end)
 		}
 		return;
 	}
-	/* a sweep ends at the last valid entry: a sparse TLB is not read to its end */
-	u32 left = tlb->nvalid;
+	/* a sweep visits the valid entries alone, in order */
+	u32 i;
 
-	for (u32 i = 0; left && i < tlb->nsets * tlb->ways; i++) {
+	if (!tlb->nvalid)
+		return;
+	for_each_tlb_valid(tlb, i) {
 		struct tlb_entry *e = &tlb->e[i];
 		u64 size = 1UL << e->shift;
 
-		if (!(e->flags & TLBE_VALID))
-			continue;
-		left--;
-		if ((asid < 0 || e->asid == asid) && e->va < end && e->va + size > start)
+		if ((e->flags & TLBE_VALID) && (asid < 0 || e->asid == asid) && e->va < end &&
+		    e->va + size > start)
 			hw_tlb_drop(tlb, e);
 	}
 }
@@ -327,13 +332,13 @@ void hw_tlb_asids_reused(struct hw_tlb *tlb)
 void hw_tlb_for_each(struct hw_tlb *tlb,
 		     void (*fn)(struct tlb_entry *e, void *arg), void *arg)
 {
-	u32 left = tlb->nvalid;
+	u32 i;
 
-	for (u32 i = 0; left && i < tlb->nsets * tlb->ways; i++)
-		if (tlb->e[i].flags & TLBE_VALID) {
-			left--;
+	if (!tlb->nvalid)
+		return;
+	for_each_tlb_valid(tlb, i)
+		if (tlb->e[i].flags & TLBE_VALID)
 			fn(&tlb->e[i], arg);
-		}
 }
 
 void hw_tlb_check_freed(u64 pfn, u64 nr)
@@ -353,9 +358,11 @@ void hw_tlb_check_freed(u64 pfn, u64 nr)
 	for (int c = 0; c < hw_machine.nr_agents; c++) {
 		struct hw_tlb *tlb = &hw_machine.cpu[c].tlb;
 
+		u32 i;
+
 		if (!tlb->nvalid)
 			continue;
-		for (u32 i = 0; i < tlb->nsets * tlb->ways; i++) {
+		for_each_tlb_valid(tlb, i) {
 			struct tlb_entry *e = &tlb->e[i];
 
 			if (!(e->flags & TLBE_VALID) || hw_machine.asid_retired[e->asid] ||

@@ -37,6 +37,8 @@ struct hw_tlb {
 	 * probe of any size without visiting a set.
 	 */
 	u32 *region;
+	/* a bit per entry, set while it is valid: sweeps visit valid entries only */
+	u64 *valid;
 	u32 clock;
 	/*
 	 * Software gave ASIDs this TLB may hold to other address spaces and
@@ -72,6 +74,15 @@ void hw_tlb_drop(struct hw_tlb *tlb, struct tlb_entry *e);
 /* Invalidate entries of asid overlapping [start, end); asid < 0: any. */
 void hw_tlb_inval(struct hw_tlb *tlb, int asid, u64 start, u64 end);
 void hw_tlb_inval_all(struct hw_tlb *tlb, int asid);
+/*
+ * Each valid entry's index, in order, into i: the bit words are read as
+ * they are, so the body may drop entries (it tests TLBE_VALID itself).
+ */
+#define for_each_tlb_valid(tlb, i)                                                        \
+	for (u32 w_ = 0, nw_ = ((tlb)->nsets * (tlb)->ways + 63) / 64; w_ < nw_; w_++)     \
+		for (u64 b_ = (tlb)->valid[w_]; b_ && ((i) = w_ * 64 + (u32)__builtin_ctzll(b_), 1); \
+		     b_ &= b_ - 1)
+
 /* LRU stamps renumbered in order, nothing else changed (hw_tlb_canon); every agent's. */
 void hw_tlb_canon(struct hw_tlb *tlb);
 void hw_tlbs_canon(void);
