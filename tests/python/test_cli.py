@@ -365,7 +365,8 @@ def test_check_catches_a_patched_kernel_losing_dirty(ptelab, tmp_path):
     assert needle in text
     src.write_text(text.replace(needle, "", 1))
     # is it caught: the first failing configuration is enough (check --first)
-    p = ptelab("check", "--first", "--impl", f"tree:{tree}", "--sequences", "32", "--json")
+    p = ptelab("check", "--first", "--jobs", "1", "--impl", f"tree:{tree}", "--sequences", "32",
+               "--json")
     assert p.returncode == 1
     rows = [json.loads(line)["row"] for line in p.stdout.splitlines() if line.startswith('{"row"')]
     assert any(r["counts"].get("lost_dirty") for r in rows)
