@@ -357,7 +357,6 @@ void hw_tlb_check_freed(u64 pfn, u64 nr)
 		return;
 	for (int c = 0; c < hw_machine.nr_agents; c++) {
 		struct hw_tlb *tlb = &hw_machine.cpu[c].tlb;
-
 		u32 i;
 
 		if (!tlb->nvalid)

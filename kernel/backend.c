@@ -221,20 +221,21 @@ static void gather_own(const struct gather_mark *m, u64 *reads, unsigned long *t
  */
 static pte_t tree_ptep_get(struct kernel_backend *kb, pte_t *ptep, pte_t orig_pte)
 {
-	const pte_t *base = (const pte_t *)((uintptr_t)ptep & ~(uintptr_t)(CONT_PTES * sizeof(pte_t) - 1));
+	const pte_t *base = gather_memo_base(ptep);
 	struct gather_memo_slot *memo = gather_memo_slot(base);
 	const struct gather_memo_call *c;
+	bool held;
 
 	if (!memo)
 		return kb->real_ptep_get(ptep, orig_pte);
-	if (gather_memo_holds(memo, base, gather_memo_tree_impl((const void *)kb->real_ptep_get)) &&
-	    (c = gather_memo_find(memo, (unsigned int)(ptep - base), orig_pte))) {
+	held = gather_memo_holds(memo, base, gather_memo_tree_impl((const void *)kb->real_ptep_get));
+	if (held && (c = gather_memo_find(memo, (unsigned int)(ptep - base), orig_pte))) {
 		ptelab_pte_bit_tests += c->tests;
 		ptelab_pte_bit_sets += c->sets;
 		return gather_memo_replay(base, c);
 	}
-	return gather_memo_run_tree(memo, kb->real_ptep_get, ptep, orig_pte, &ptelab_pte_bit_tests,
-				    &ptelab_pte_bit_sets);
+	return gather_memo_run_tree(memo, held, kb->real_ptep_get, ptep, orig_pte,
+				    &ptelab_pte_bit_tests, &ptelab_pte_bit_sets);
 }
 
 /*

@@ -154,24 +154,30 @@ static bool ff_digest(struct ff_digest *d)
 	return !refuse;
 }
 
+/* Every accumulator word, in the registry's order, into p (a u64 *); i: the range. */
+#define for_each_acc_word(p, i)                                                    \
+	for (int i = 0; i < hw_state_nr_ranges; i++)                                \
+		if (hw_state_ranges[i].kind == HW_STATE_ACCUMULATES)                \
+			for (p = (u64 *)hw_state_ranges[i].lo; p < (u64 *)hw_state_ranges[i].hi; p++)
+
 static size_t ff_acc_words(void)
 {
 	size_t n = 0;
+	u64 *p;
 
-	for (int i = 0; i < hw_state_nr_ranges; i++)
-		if (hw_state_ranges[i].kind == HW_STATE_ACCUMULATES)
-			n += (hw_state_ranges[i].hi - hw_state_ranges[i].lo) / 8;
+	for_each_acc_word(p, i)
+		n++;
 	return n;
 }
 
-static size_t ff_point_size(void)
+static size_t ff_point_size(const struct lab_ff *ff)
 {
-	return sizeof(struct lab_ff_point) + ff_acc_words() * sizeof(u64);
+	return sizeof(struct lab_ff_point) + ff->acc_words * sizeof(u64);
 }
 
 static struct lab_ff_point *ff_point(struct lab_ff *ff, u64 done)
 {
-	return (struct lab_ff_point *)((char *)ff->ring + (done % FF_TRIES) * ff_point_size());
+	return (struct lab_ff_point *)((char *)ff->ring + (done % FF_TRIES) * ff_point_size(ff));
 }
 
 void lab_ff_begin(struct lab_ff *ff, u64 total)
@@ -191,7 +197,8 @@ void lab_ff_begin(struct lab_ff *ff, u64 total)
 		return;
 	strncat(ff_state_dir, "/", sizeof(ff_state_dir) - strlen(ff_state_dir) - 1);
 	/* the history is the host's: mapped apart, left out of the digest */
-	size_t bytes = FF_TRIES * ff_point_size();
+	ff->acc_words = ff_acc_words();
+	size_t bytes = FF_TRIES * ff_point_size(ff);
 	void *ring = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (ring == MAP_FAILED)
@@ -202,7 +209,6 @@ void lab_ff_begin(struct lab_ff *ff, u64 total)
 		munmap(ring, bytes);
 		return;
 	}
-	ff->acc_words = ff_acc_words();
 	ff->ring = ring;
 	ff->off = false;
 #else
@@ -214,7 +220,7 @@ void lab_ff_begin(struct lab_ff *ff, u64 total)
 u64 lab_ff_step(struct lab_ff *ff, u64 done)
 {
 	struct lab_ff_point *pt;
-	u64 *w;
+	u64 *w, *p;
 
 	if (ff->off || done > FF_TRIES || done >= ff->total)
 		return 0;
@@ -231,11 +237,8 @@ u64 lab_ff_step(struct lab_ff *ff, u64 done)
 	}
 	pt->done = done;
 	w = pt->acc;
-	for (int i = 0; i < hw_state_nr_ranges; i++)
-		if (hw_state_ranges[i].kind == HW_STATE_ACCUMULATES)
-			for (const u64 *p = (const u64 *)hw_state_ranges[i].lo;
-			     p < (const u64 *)hw_state_ranges[i].hi; p++)
-				*w++ = *p;
+	for_each_acc_word(p, i)
+		*w++ = *p;
 	/* the nearest earlier iteration with the same state: the shortest period */
 	for (u64 period = 1; period < FF_TRIES && period < done; period++) {
 		const struct lab_ff_point *q = ff_point(ff, done - period);
@@ -250,11 +253,10 @@ u64 lab_ff_step(struct lab_ff *ff, u64 done)
 		/* k periods more: each adds to every accumulator what this one did */
 		size_t j = 0;
 
-		for (int i = 0; i < hw_state_nr_ranges; i++)
-			if (hw_state_ranges[i].kind == HW_STATE_ACCUMULATES)
-				for (u64 *p = (u64 *)hw_state_ranges[i].lo;
-				     p < (u64 *)hw_state_ranges[i].hi; p++, j++)
-					*p += k * (pt->acc[j] - q->acc[j]);
+		for_each_acc_word(p, i) {
+			*p += k * (pt->acc[j] - q->acc[j]);
+			j++;
+		}
 		ff->period = period;
 		ff->skipped = k * period;
 		return ff->skipped;
@@ -267,7 +269,7 @@ void lab_ff_end(struct lab_ff *ff)
 	if (!ff->ring)
 		return;
 	hw_state_unregister(ff->ring);
-	munmap(ff->ring, sizeof(struct lab_ff_point) * FF_TRIES + ff->acc_words * sizeof(u64) * FF_TRIES);
+	munmap(ff->ring, FF_TRIES * ff_point_size(ff));
 	ff->ring = NULL;
 	ff->off = true;
 }

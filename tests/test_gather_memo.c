@@ -120,7 +120,7 @@ static void store(pte_t *ptep, pte_t pte)
 /* Stand-ins for a tree's contpte_ptep_get. */
 static pte_t gather_inside(pte_t *ptep, pte_t orig)
 {
-	pte_t *base = (pte_t *)((uintptr_t)ptep & ~(uintptr_t)127);
+	pte_t *base = (pte_t *)gather_memo_base(ptep);
 
 	for (int i = 0; i < CONT_PTES; i++)
 		if (pte_val(load(base + i)) & A64_AF)
@@ -130,7 +130,7 @@ static pte_t gather_inside(pte_t *ptep, pte_t orig)
 
 static pte_t gather_past_the_block(pte_t *ptep, pte_t orig)
 {
-	pte_t *base = (pte_t *)((uintptr_t)ptep & ~(uintptr_t)127);
+	pte_t *base = (pte_t *)gather_memo_base(ptep);
 
 	for (int i = 0; i <= CONT_PTES; i++)
 		if (pte_val(load(base + i)) & A64_AF)
@@ -154,10 +154,11 @@ static bool recorded_within_five(pte_t (*fn)(pte_t *, pte_t), pte_t *p)
 		EXPECT(s != NULL);
 		if (!s)
 			return false;
-		if (gather_memo_holds(s, p, gather_memo_tree_impl((const void *)fn)) &&
-		    gather_memo_find(s, 2, p[2]))
+		bool held = gather_memo_holds(s, p, gather_memo_tree_impl((const void *)fn));
+
+		if (held && gather_memo_find(s, 2, p[2]))
 			return true;
-		gather_memo_run_tree(s, fn, &p[2], p[2], &tests, &sets);
+		gather_memo_run_tree(s, held, fn, &p[2], p[2], &tests, &sets);
 	}
 	return false;
 }

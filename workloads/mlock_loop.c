@@ -77,7 +77,7 @@ static int mlock_loop_run(const struct run_params *p, struct run_result *r,
 			access_user(cpu, mm, ML_BASE + i * PAGE_SIZE, false);
 		}
 		do_mlock(mm, ML_BASE, p->size, false);
-		/* the state repeats every 15 iterations (mlock's folio batch): skip whole periods */
+		/* once the state repeats (every 15 iterations at S4's size: mlock's batch), skip periods */
 		it += lab_ff_step(&ff, it + 1);
 		if (it % 50 == 49)
 			lab_progress("mlock-loop: %llu/%llu iterations", (unsigned long long)(it + 1),

@@ -40,10 +40,9 @@ void gather_memo_reset(void)
 	gather_memo_stat = (struct gather_memo_stat){ 0, 0, 0, 0 };
 }
 
-void gather_memo_claim(struct gather_memo_slot *s, const pte_t *base, u64 impl)
+/* The slot made to hold the block as it is now, for impl: what it held is dropped. */
+static void gather_memo_claim(struct gather_memo_slot *s, const pte_t *base, u64 impl)
 {
-	if (gather_memo_holds(s, base, impl))
-		return;
 	s->base = base;
 	s->impl = impl;
 	s->gen = gather_memo_gen;
@@ -71,15 +70,16 @@ static bool gather_runs(struct gather_memo_call *c, const pte_t *base, const u8 
 	return true;
 }
 
-void gather_memo_record_ref(struct gather_memo_slot *s, const pte_t *base, unsigned int i,
-			    u64 impl, pte_t orig, pte_t result, unsigned int reads,
+void gather_memo_record_ref(struct gather_memo_slot *s, bool held, const pte_t *base,
+			    unsigned int i, u64 impl, pte_t orig, pte_t result, unsigned int reads,
 			    unsigned int span, unsigned int tests, unsigned int sets)
 {
 	struct gather_memo_call *c = &s->call[i];
 	/* entries loaded in order from a line-aligned base start a new host line every line_ptes */
 	const unsigned int line_ptes = (1u << HW_CACHE_LINE_SHIFT) / sizeof(pte_t);
 
-	gather_memo_claim(s, base, impl);
+	if (!held)
+		gather_memo_claim(s, base, impl);
 	s->recorded &= ~(1u << i);
 	if (reads > 255 || span > CONT_PTES || (span + line_ptes - 1) / line_ptes > GM_RUNS ||
 	    ((uintptr_t)base & (line_ptes * sizeof(pte_t) - 1)))
@@ -125,10 +125,10 @@ static bool gather_pure(const struct hw_il_log *log, const pte_t *base,
 	return true;
 }
 
-pte_t gather_memo_run_tree(struct gather_memo_slot *s, pte_t (*fn)(pte_t *, pte_t), pte_t *ptep,
-			   pte_t orig, unsigned long *tests, unsigned long *sets)
+pte_t gather_memo_run_tree(struct gather_memo_slot *s, bool held, pte_t (*fn)(pte_t *, pte_t),
+			   pte_t *ptep, pte_t orig, unsigned long *tests, unsigned long *sets)
 {
-	const pte_t *base = (const pte_t *)((uintptr_t)ptep & ~(uintptr_t)(CONT_PTES * sizeof(pte_t) - 1));
+	const pte_t *base = gather_memo_base(ptep);
 	unsigned int i = (unsigned int)(ptep - base);
 	u64 impl = gather_memo_tree_impl((const void *)fn);
 	unsigned long t0 = *tests, s0 = *sets;
@@ -139,7 +139,8 @@ pte_t gather_memo_run_tree(struct gather_memo_slot *s, pte_t (*fn)(pte_t *, pte_
 	u16 bit = (u16)(1u << i);
 	pte_t pte;
 
-	gather_memo_claim(s, base, impl);
+	if (!held)
+		gather_memo_claim(s, base, impl);
 	if (!((s->calls_lo | s->calls_hi) & bit) || c->orig != pte_val(orig)) {
 		/* a first call: count 1 */
 		s->calls_lo |= bit;

@@ -77,6 +77,12 @@ void gather_memo_window(void);
 /* A run begins: what earlier runs recorded is forgotten (a backend may reload elsewhere). */
 void gather_memo_reset(void);
 
+/* The block an entry is in: blocks are aligned to their size, as contpte_align_down() has it. */
+static inline const pte_t *gather_memo_base(const pte_t *ptep)
+{
+	return (const pte_t *)((uintptr_t)ptep & ~(uintptr_t)(CONT_PTES * sizeof(pte_t) - 1));
+}
+
 /* The slot a block's calls are recorded in, NULL while nothing may replay. */
 static inline struct gather_memo_slot *gather_memo_slot(const pte_t *base)
 {
@@ -127,9 +133,6 @@ static inline pte_t gather_memo_replay(const pte_t *base, const struct gather_me
 	return __pte(c->result);
 }
 
-/* The slot made to hold the block as it is now, for impl (what it held is dropped otherwise). */
-void gather_memo_claim(struct gather_memo_slot *s, const pte_t *base, u64 impl);
-
 /* The reference's gather with its switches, as an impl token (a tree's: its function's address << 3). */
 static inline u64 gather_memo_ref_impl(bool early_exit, bool reread)
 {
@@ -144,18 +147,20 @@ static inline u64 gather_memo_tree_impl(const void *fn)
 /*
  * The reference's gather of entry i: it loaded the entries from the base
  * up to span in order, reads loads in all (a reload is a hit on the line
- * it just touched).
+ * it just touched). held: gather_memo_holds() said the slot holds the
+ * block as it is (the caller asked already; the gather stored nothing).
  */
-void gather_memo_record_ref(struct gather_memo_slot *s, const pte_t *base, unsigned int i,
-			    u64 impl, pte_t orig, pte_t result, unsigned int reads,
+void gather_memo_record_ref(struct gather_memo_slot *s, bool held, const pte_t *base,
+			    unsigned int i, u64 impl, pte_t orig, pte_t result, unsigned int reads,
 			    unsigned int span, unsigned int tests, unsigned int sets);
 
 /*
  * A tree's gather of entry i, run as fn(ptep, orig), counted as it counts
  * (its bit tests and sets in *tests and *sets): plainly the first three
- * times, logged and recorded the fourth. Returns its result.
+ * times, logged and recorded the fourth. held: as for record_ref. Returns
+ * its result.
  */
-pte_t gather_memo_run_tree(struct gather_memo_slot *s, pte_t (*fn)(pte_t *, pte_t), pte_t *ptep,
-			   pte_t orig, unsigned long *tests, unsigned long *sets);
+pte_t gather_memo_run_tree(struct gather_memo_slot *s, bool held, pte_t (*fn)(pte_t *, pte_t),
+			   pte_t *ptep, pte_t orig, unsigned long *tests, unsigned long *sets);
 
 #endif

@@ -583,9 +583,12 @@ static pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 	u64 impl = gather_memo_ref_impl(arm64_sw.ptep_get_early_exit, arm64_sw.ptep_get_reread);
 	unsigned int i = (unsigned int)(entry - ptep);
 	const struct gather_memo_call *c;
+	bool held = false;
 
 	memo = gather_memo_slot(ptep);
-	if (memo && gather_memo_holds(memo, ptep, impl) && (c = gather_memo_find(memo, i, orig_pte))) {
+	if (memo)
+		held = gather_memo_holds(memo, ptep, impl);
+	if (held && (c = gather_memo_find(memo, i, orig_pte))) {
 		pte_t pte = gather_memo_replay(ptep, c);
 
 		hw_count(EV_contpte_merge, c->sets);
@@ -607,8 +610,8 @@ static pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 	unsigned int span = (unsigned int)(last - ptep) + 1;
 
 	if (memo)
-		gather_memo_record_ref(memo, ptep, i, impl, orig_pte, pte, reads.reads, span, tests,
-				       merges);
+		gather_memo_record_ref(memo, held, ptep, i, impl, orig_pte, pte, reads.reads, span,
+				       tests, merges);
 	raw_tally_lines(&reads, ptep, span, 1);
 	if (hw_cache_on)
 		reads.line_hits += reads.reads - span;
