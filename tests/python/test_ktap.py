@@ -164,6 +164,19 @@ def test_only_runs_the_suites_a_glob_names():
     assert " zap " in q.stderr and q.stdout == ""
 
 
+def test_the_quick_tier_leaves_out_the_slow_tests():
+    """make check-quick (run_all.sh --quick: pytest -m "not slow"): a test
+    conftest.py names slow is deselected, its file's others still run."""
+    assert "--quick) pymark=(-m \"not slow\")" in (ROOT / "tests" / "run_all.sh").read_text()
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--co",
+                        "-m", "not slow", str(ROOT / "tests" / "python" / "test_fidelity.py")],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "test_no_fidelity_table_when_scaled" in p.stdout
+    assert "test_fidelity_table_s1_s5" not in p.stdout
+    assert "1 deselected" in p.stdout
+
+
 def test_the_newest_fetched_trees_parser_reads_the_document(document):
     """kunit_check.py takes the newest tree that has tools/testing/kunit, whatever
     the order it is given them in (linux-6.12 sorts first by name)."""
